@@ -1,0 +1,150 @@
+import { randomUUID } from "node:crypto";
+import { create, fromBinary, fromJson, toBinary, toJson } from "@bufbuild/protobuf";
+import type { JsonValue } from "@bufbuild/protobuf";
+import { timestampNow, ValueSchema } from "@bufbuild/protobuf/wkt";
+import type { Value } from "@bufbuild/protobuf/wkt";
+import {
+  DataFieldSchema,
+  IntentSchema,
+  Packet_State,
+  PacketContentSchema,
+  ReasoningSchema,
+  ToolRoutingStateSchema,
+  PacketSchema,
+  ReflectionLogEntrySchema,
+  SketchpadEntrySchema,
+  ToolRoutingState_ExecutionStatus,
+} from "./gen/switchyard/v1/packet_pb.js";
+import type { Intent, Packet, PacketContent, Reasoning, ToolRoutingState, Turn } from "./gen/switchyard/v1/packet_pb.js";
+
+/** The default cap on reinjection rounds (seed 000 §3.1). */
+export const DEFAULT_MAX_REINJECTIONS = 3;
+
+export interface NewPacketInput {
+  message: string;
+  sessionId?: string;
+  history?: Turn[];
+  allowedTools?: string[];
+  /** @default DEFAULT_MAX_REINJECTIONS */
+  maxReinjections?: number;
+}
+
+/** A packet as the gateway creates it: state RECEIVED, no hop taken yet. */
+export function newPacket(input: NewPacketInput): Packet {
+  const now = timestampNow();
+  const packetId = randomUUID();
+  return create(PacketSchema, {
+    header: {
+      packetId,
+      sessionId: input.sessionId || packetId,
+      createdAt: now,
+      updatedAt: now,
+      hop: 0,
+    },
+    content: {
+      originalPrompt: input.message,
+      history: input.history ?? [],
+      allowedTools: input.allowedTools ?? [],
+    },
+    intent: {},
+    toolRouting: {
+      executionStatus: ToolRoutingState_ExecutionStatus.PENDING,
+      maxReinjections: input.maxReinjections ?? DEFAULT_MAX_REINJECTIONS,
+    },
+    reasoning: {},
+    state: Packet_State.RECEIVED,
+  });
+}
+
+export function encodePacket(packet: Packet): Uint8Array {
+  return toBinary(PacketSchema, packet);
+}
+
+export function decodePacket(bytes: Uint8Array): Packet {
+  return fromBinary(PacketSchema, bytes);
+}
+
+/** The packet in the proto3 JSON mapping, with every field present so clients need no defaults table. */
+export function packetToJson(packet: Packet): JsonValue {
+  return toJson(PacketSchema, packet, { alwaysEmitImplicit: true });
+}
+
+export function toValue(json: JsonValue): Value {
+  return fromJson(ValueSchema, json);
+}
+
+export function fromValue(value: Value | undefined): JsonValue {
+  return value === undefined ? null : toJson(ValueSchema, value);
+}
+
+/** The packet's routing state, created on first use so stages never deal with undefined. */
+export function routingOf(packet: Packet): ToolRoutingState {
+  packet.toolRouting ??= create(ToolRoutingStateSchema, {});
+  return packet.toolRouting;
+}
+
+export function reasoningOf(packet: Packet): Reasoning {
+  packet.reasoning ??= create(ReasoningSchema, {});
+  return packet.reasoning;
+}
+
+export function intentOf(packet: Packet): Intent {
+  packet.intent ??= create(IntentSchema, {});
+  return packet.intent;
+}
+
+export function contentOf(packet: Packet): PacketContent {
+  packet.content ??= create(PacketContentSchema, {});
+  return packet.content;
+}
+
+export interface ReflectionInput {
+  step: string;
+  summary: string;
+  confidence?: number;
+  durationMs?: number;
+}
+
+/** Appends an audit entry; every decision a stage makes about a packet is explained here. */
+export function addReflection(packet: Packet, entry: ReflectionInput): void {
+  reasoningOf(packet).reflectionLog.push(
+    create(ReflectionLogEntrySchema, {
+      step: entry.step,
+      summary: entry.summary,
+      confidence: entry.confidence ?? 0,
+      durationMs: Math.round(entry.durationMs ?? 0),
+      at: timestampNow(),
+    }),
+  );
+}
+
+export function addDataField(packet: Packet, field: { key: string; value: JsonValue; type: string; source: string }): void {
+  contentOf(packet).dataFields.push(create(DataFieldSchema, { ...field, value: toValue(field.value) }));
+}
+
+/** Writes a sketchpad slot, replacing an earlier entry of the same slot (seed 000 §5.2 "latest_tool_result"). */
+export function setSketchpad(packet: Packet, slot: string, content: JsonValue, contentType: string): void {
+  const pad = reasoningOf(packet).sketchpad;
+  const entry = create(SketchpadEntrySchema, { slot, content: toValue(content), contentType });
+  const at = pad.findIndex((e) => e.slot === slot);
+  if (at >= 0) pad[at] = entry;
+  else pad.push(entry);
+}
+
+/** Ends the packet: the state it finished in, and why when that is not plain completion. */
+export function finish(packet: Packet, state: Packet_State, reason = ""): Packet {
+  packet.state = state;
+  packet.stateReason = reason;
+  if (packet.header) packet.header.updatedAt = timestampNow();
+  return packet;
+}
+
+export function isFinal(state: Packet_State): boolean {
+  return (
+    state === Packet_State.COMPLETED ||
+    state === Packet_State.FAILED ||
+    state === Packet_State.AWAITING_APPROVAL ||
+    state === Packet_State.AWAITING_USER
+  );
+}
+
