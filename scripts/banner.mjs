@@ -1,10 +1,11 @@
 // Marks every generated file as generated, so nobody edits it by hand;
 // `pnpm gen` regenerates them and test/generated-code.test.ts fails on drift.
+// Usage: node scripts/banner.mjs [output base, default: the repository]
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 const BANNER = "// DO NOT EDIT. Generated from proto/switchyard/v1 by `pnpm gen`.\n";
-const dir = new URL("../packages/packet/src/gen/", import.meta.url).pathname;
+const base = resolve(process.argv[2] ?? new URL("..", import.meta.url).pathname);
 
 function walk(path) {
   for (const entry of readdirSync(path, { withFileTypes: true })) {
@@ -16,4 +17,4 @@ function walk(path) {
     }
   }
 }
-walk(dir);
+walk(join(base, "packages/packet/src/gen"));

@@ -1,0 +1,52 @@
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { KvWatchInclude } from "@nats-io/kv";
+import type { KV } from "@nats-io/kv";
+import { ToolDefinitionSchema } from "@switchyard/packet";
+import type { ToolDefinition } from "@switchyard/packet";
+
+// KV keys allow only [-/_=.a-zA-Z0-9]; any other character of a tool name is
+// written as "=" and its hex code, so every name has one key and names stay readable.
+const KEY_UNSAFE = /[^-/_.a-zA-Z0-9]/g;
+
+export function catalogKey(toolName: string): string {
+  return toolName.replace(KEY_UNSAFE, (c) => `=${c.codePointAt(0)!.toString(16)}`);
+}
+
+export async function putTool(catalog: KV, tool: ToolDefinition): Promise<void> {
+  await catalog.put(catalogKey(tool.name), toBinary(ToolDefinitionSchema, tool));
+}
+
+export async function removeTool(catalog: KV, toolName: string): Promise<void> {
+  await catalog.delete(catalogKey(toolName));
+}
+
+export async function listTools(catalog: KV): Promise<ToolDefinition[]> {
+  const tools: ToolDefinition[] = [];
+  for await (const key of await catalog.keys()) {
+    const entry = await catalog.get(key);
+    if (entry?.operation === "PUT") tools.push(fromBinary(ToolDefinitionSchema, entry.value));
+  }
+  return tools;
+}
+
+export interface CatalogListener {
+  upsert(tool: ToolDefinition): void;
+  remove(key: string): void;
+}
+
+/**
+ * Loads the whole catalog into the listener, then follows every change.
+ * The watch starts before the load so that no change in between is missed;
+ * replaying one twice is harmless because upserts are idempotent.
+ */
+export async function followCatalog(catalog: KV, listener: CatalogListener): Promise<{ stop(): void }> {
+  const watch = await catalog.watch({ include: KvWatchInclude.UpdatesOnly });
+  for (const tool of await listTools(catalog)) listener.upsert(tool);
+  void (async () => {
+    for await (const entry of watch) {
+      if (entry.operation === "PUT") listener.upsert(fromBinary(ToolDefinitionSchema, entry.value));
+      else listener.remove(entry.key);
+    }
+  })();
+  return { stop: () => watch.stop() };
+}

@@ -1,0 +1,17 @@
+/**
+ * Header names on every packet message. nats.js looks headers up
+ * case-sensitively, so the W3C names stay lowercase as the spec writes them.
+ */
+export const Headers = {
+  /** JetStream de-duplication: `<packet id>:<hop>`. */
+  MsgId: "Nats-Msg-Id",
+  PacketId: "Switchyard-Packet-Id",
+  Hop: "Switchyard-Hop",
+  TraceParent: "traceparent",
+  TraceState: "tracestate",
+} as const;
+
+/** The message id of a packet's hop; a redelivered stage republishes the same id, which JetStream drops. */
+export function hopMessageId(packetId: string, hop: number): string {
+  return `${packetId}:${hop}`;
+}

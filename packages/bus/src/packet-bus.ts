@@ -1,0 +1,104 @@
+import { headers } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { JetStreamClient } from "@nats-io/jetstream";
+import type { KV } from "@nats-io/kv";
+import { context, SpanKind, trace } from "@opentelemetry/api";
+import type { Tracer } from "@opentelemetry/api";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs, timestampNow } from "@bufbuild/protobuf/wkt";
+import { decodePacket, encodePacket, HopSchema } from "@switchyard/packet";
+import type { Packet, Stage } from "@switchyard/packet";
+import { INSTANCE } from "@switchyard/telemetry";
+import { Attr } from "./attributes.js";
+import { Headers, hopMessageId } from "./headers.js";
+import { doneSubject, packetSubject } from "./subjects.js";
+import { injectTraceContext } from "./trace-context.js";
+
+/** When a hop started: wall time for the record, a monotonic clock for its duration. */
+export interface HopClock {
+  wallMs: number;
+  monotonicMs: number;
+}
+
+export function startHopClock(): HopClock {
+  return { wallMs: Date.now(), monotonicMs: performance.now() };
+}
+
+/**
+ * Records that `service` handled the packet as its next hop. The hop number is
+ * the one the packet's next message carries.
+ */
+export function recordHop(packet: Packet, service: string, started: HopClock): number {
+  const header = packet.header!;
+  const hop = header.hop + 1;
+  packet.hops.push(
+    create(HopSchema, {
+      service,
+      instance: INSTANCE,
+      hop,
+      startedAt: timestampFromMs(started.wallMs),
+      durationMs: performance.now() - started.monotonicMs,
+    }),
+  );
+  header.hop = hop;
+  header.updatedAt = timestampNow();
+  return hop;
+}
+
+function packetHeaders(packet: Packet) {
+  const h = headers();
+  const { packetId, hop } = packet.header!;
+  h.set(Headers.PacketId, packetId);
+  h.set(Headers.Hop, String(hop));
+  injectTraceContext(h);
+  return h;
+}
+
+/**
+ * Publishes the packet to a stage's subject and waits for JetStream's ack, in
+ * a PRODUCER span. The message id is `<packet id>:<hop>`, so publishing the same
+ * hop twice (a redelivered stage) stores it once.
+ */
+export async function publishPacket(js: JetStreamClient, tracer: Tracer, stage: Stage, packet: Packet): Promise<void> {
+  const subject = packetSubject(stage);
+  const { packetId, hop } = packet.header!;
+  const msgID = hopMessageId(packetId, hop);
+  const span = tracer.startSpan(`send ${subject}`, {
+    kind: SpanKind.PRODUCER,
+    attributes: {
+      [Attr.MessagingSystem]: "nats",
+      [Attr.MessagingDestination]: subject,
+      [Attr.MessagingOperationType]: "send",
+      [Attr.MessagingMessageId]: msgID,
+      [Attr.PacketId]: packetId,
+      [Attr.Hop]: hop,
+      [Attr.ReinjectionRound]: packet.toolRouting?.reinjectionCount ?? 0,
+    },
+  });
+  try {
+    await context.with(trace.setSpan(context.active(), span), () =>
+      js.publish(subject, encodePacket(packet), { msgID, headers: packetHeaders(packet) }),
+    );
+  } finally {
+    span.end();
+  }
+}
+
+/**
+ * Stores a finished (or waiting) packet in the packets bucket, then announces it
+ * on `switchyard.done.<id>` for the gateway that waits. Storing first means a
+ * gateway that misses the announcement still finds the packet.
+ */
+export async function storeFinishedPacket(nc: NatsConnection, packets: KV, packet: Packet): Promise<void> {
+  const bytes = encodePacket(packet);
+  const { packetId } = packet.header!;
+  await packets.put(packetId, bytes);
+  nc.publish(doneSubject(packetId), bytes, { headers: packetHeaders(packet) });
+}
+
+/** Reads a stored packet; undefined when the bucket has none under that id. */
+export async function loadPacket(packets: KV, packetId: string): Promise<Packet | undefined> {
+  const entry = await packets.get(packetId);
+  if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return undefined;
+  return decodePacket(entry.value);
+}

@@ -1,0 +1,77 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { AckPolicy, DeliverPolicy, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import type { ConsumerConfig, JetStreamManager, StreamConfig } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import type { KV } from "@nats-io/kv";
+import type { Stage } from "@switchyard/packet";
+import { PACKETS_WILDCARD, packetSubject } from "./subjects.js";
+
+export const PACKETS_STREAM = "SWITCHYARD_PACKETS";
+/** Finished packets, for `GET /v1/packets/{id}` and the audit trail. */
+export const PACKETS_BUCKET = "switchyard-packets";
+/** The tool catalog: one entry per tool, written by the executors, watched by the router and gateway. */
+export const CATALOG_BUCKET = "switchyard-catalog";
+
+export interface TopologyOptions {
+  /** JetStream replicas of the stream and buckets (3 in a production cluster). @default 1 */
+  replicas?: number;
+  /** How long a stage may hold a packet before JetStream redelivers it. @default 30000 */
+  ackWaitMs?: number;
+  /** How often a packet is delivered before it is given up. @default 5 */
+  maxDeliver?: number;
+  /** Packets one stage's replicas may hold unacknowledged at once. @default 1000 */
+  maxAckPending?: number;
+}
+
+const NS_PER_MS = 1_000_000;
+
+// JetStream answers "already in use" when a stream or consumer exists with
+// another configuration; we then update it so a new release's settings apply.
+async function addOrUpdateStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+  try {
+    await jsm.streams.add(config);
+  } catch (error) {
+    if (!/already in use/i.test(String(error))) throw error;
+    await jsm.streams.update(config.name, config);
+  }
+}
+
+/** Creates (or brings up to date) the packet stream; every service calls this at start. */
+export async function ensurePacketStream(nc: NatsConnection, options: TopologyOptions = {}): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await addOrUpdateStream(jsm, {
+    name: PACKETS_STREAM,
+    subjects: [PACKETS_WILDCARD],
+    // Work-queue retention: a packet message is gone once its stage acks it;
+    // what stays is only what is in flight.
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    num_replicas: options.replicas ?? 1,
+    duplicate_window: 120_000 * NS_PER_MS,
+  });
+}
+
+/** The durable pull consumer of one stage, shared by all of its replicas. */
+export async function ensureStageConsumer(nc: NatsConnection, stage: Stage, options: TopologyOptions = {}): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const config: Partial<ConsumerConfig> = {
+    durable_name: stage,
+    filter_subject: packetSubject(stage),
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: (options.ackWaitMs ?? 30_000) * NS_PER_MS,
+    max_deliver: options.maxDeliver ?? 5,
+    max_ack_pending: options.maxAckPending ?? 1000,
+  };
+  try {
+    await jsm.consumers.add(PACKETS_STREAM, config);
+  } catch (error) {
+    if (!/already in use|exists/i.test(String(error))) throw error;
+    await jsm.consumers.update(PACKETS_STREAM, stage, config);
+  }
+}
+
+/** Opens a KV bucket, creating it on first use. */
+export async function openBucket(nc: NatsConnection, name: string, options: TopologyOptions = {}): Promise<KV> {
+  return new Kvm(nc).create(name, { history: 1, replicas: options.replicas ?? 1 });
+}

@@ -1,0 +1,160 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { context, trace } from "@opentelemetry/api";
+import type { KV } from "@nats-io/kv";
+import { create } from "@bufbuild/protobuf";
+import { decodePacket, finish, newPacket, Packet_State, ToolDefinitionSchema } from "@switchyard/packet";
+import type { Stage, StageOutcome, Packet } from "@switchyard/packet";
+import { createLogger, initTracing } from "@switchyard/telemetry";
+import { startLocalNats } from "@switchyard/local-nats";
+import type { LocalNats } from "@switchyard/local-nats";
+import {
+  CATALOG_BUCKET,
+  catalogKey,
+  doneSubject,
+  ensurePacketStream,
+  ensureStageConsumer,
+  followCatalog,
+  Headers,
+  loadPacket,
+  openBucket,
+  PACKETS_BUCKET,
+  PACKETS_STREAM,
+  packetSubject,
+  publishPacket,
+  putTool,
+  recordHop,
+  removeTool,
+  startHopClock,
+  startStageWorker,
+} from "../src/index.js";
+
+const tracing = initTracing("bus-test");
+const logger = createLogger("bus-test", "silent");
+
+describe("bus", () => {
+  let server: LocalNats;
+  let nc: NatsConnection;
+  let packets: KV;
+
+  before(async () => {
+    server = await startLocalNats();
+    nc = await connect({ servers: server.url });
+    await ensurePacketStream(nc);
+    for (const stage of ["intent", "route"] as Stage[]) await ensureStageConsumer(nc, stage);
+    packets = await openBucket(nc, PACKETS_BUCKET);
+  });
+
+  after(async () => {
+    await nc?.close();
+    await server?.stop();
+    await tracing.shutdown();
+  });
+
+  it("bus - subjects are validated tokens", () => {
+    assert.equal(packetSubject("select"), "switchyard.packets.select");
+    assert.throws(() => doneSubject("a.b"), /invalid packet id/);
+    assert.throws(() => doneSubject("*"), /invalid packet id/);
+  });
+
+  it("bus - creating the topology twice is idempotent", async () => {
+    await ensurePacketStream(nc);
+    await ensureStageConsumer(nc, "intent");
+    const jsm = await jetstreamManager(nc);
+    const consumers = [];
+    for await (const info of jsm.consumers.list(PACKETS_STREAM)) consumers.push(info.name);
+    assert.deepEqual(consumers.sort(), ["intent", "route"]);
+  });
+
+  it("bus - a packet crosses two stages, is stored and announced, with traceparent on every message", async () => {
+    const intent = await startStageWorker({
+      nc, stage: "intent", service: "intent", packets, tracer: tracing.tracer, logger,
+      handle: (): StageOutcome => ({ next: "route" }),
+    });
+    const route = await startStageWorker({
+      nc, stage: "route", service: "embedding-router", packets, tracer: tracing.tracer, logger,
+      handle: (p: Packet): StageOutcome => (finish(p, Packet_State.COMPLETED), { done: true }),
+    });
+    // Watch the raw messages to check their headers.
+    const js = jetstream(nc);
+    const tap = nc.subscribe("switchyard.packets.>");
+    const headersSeen: string[] = [];
+    void (async () => {
+      for await (const m of tap) headersSeen.push(`${m.subject} ${m.headers?.get(Headers.MsgId)} ${m.headers?.get(Headers.TraceParent)}`);
+    })();
+
+    const packet = newPacket({ message: "read notes/todo.md" });
+    const id = packet.header!.packetId;
+    const done = nc.subscribe(doneSubject(id), { max: 1 });
+    const span = tracing.tracer.startSpan("test-root");
+    const traceId = span.spanContext().traceId;
+    recordHop(packet, "gateway", startHopClock());
+    await context.with(trace.setSpan(context.active(), span), () => publishPacket(js, tracing.tracer, "intent", packet));
+    span.end();
+
+    let finished: Packet | undefined;
+    for await (const m of done) finished = decodePacket(m.data);
+    assert.ok(finished);
+    assert.equal(finished.state, Packet_State.COMPLETED);
+    assert.deepEqual(finished.hops.map((h) => [h.service, h.hop]), [["gateway", 1], ["intent", 2], ["embedding-router", 3]]);
+    assert.equal(finished.header!.hop, 3);
+    const stored = await loadPacket(packets, id);
+    assert.equal(stored?.hops.length, 3);
+
+    tap.unsubscribe();
+    assert.equal(headersSeen.length, 2);
+    for (const line of headersSeen) assert.match(line, new RegExp(`^switchyard\\.packets\\.\\w+ ${id}:\\d 00-${traceId}-[0-9a-f]{16}-01$`));
+    await intent.stop();
+    await route.stop();
+  });
+
+  it("bus - the same hop published twice is stored once (Nats-Msg-Id)", async () => {
+    const js = jetstream(nc);
+    const jsm = await jetstreamManager(nc);
+    const packet = newPacket({ message: "x" });
+    recordHop(packet, "gateway", startHopClock());
+    const before = (await jsm.streams.info(PACKETS_STREAM)).state.messages;
+    await publishPacket(js, tracing.tracer, "intent", packet);
+    await publishPacket(js, tracing.tracer, "intent", packet);
+    const afterCount = (await jsm.streams.info(PACKETS_STREAM)).state.messages;
+    assert.equal(afterCount - before, 1);
+    await jsm.streams.purge(PACKETS_STREAM);
+  });
+
+  it("bus - a stage that throws ends the packet FAILED with the reason, never loses it", async () => {
+    const worker = await startStageWorker({
+      nc, stage: "intent", service: "intent", packets, tracer: tracing.tracer, logger,
+      handle: () => { throw new Error("boom"); },
+    });
+    const packet = newPacket({ message: "x" });
+    recordHop(packet, "gateway", startHopClock());
+    const done = nc.subscribe(doneSubject(packet.header!.packetId), { max: 1 });
+    await publishPacket(jetstream(nc), tracing.tracer, "intent", packet);
+    let finished: Packet | undefined;
+    for await (const m of done) finished = decodePacket(m.data);
+    assert.equal(finished?.state, Packet_State.FAILED);
+    assert.match(finished?.stateReason ?? "", /intent failed: boom/);
+    await worker.stop();
+  });
+
+  it("bus - catalog changes reach a follower; odd tool names get safe keys", async () => {
+    const catalog = await openBucket(nc, CATALOG_BUCKET);
+    assert.equal(catalogKey("PDF&URLTool"), "PDF=26URLTool");
+    await putTool(catalog, create(ToolDefinitionSchema, { name: "a.first", description: "one" }));
+    const tools = new Map<string, string>();
+    const follower = await followCatalog(catalog, {
+      upsert: (tool) => tools.set(catalogKey(tool.name), tool.description),
+      remove: (key) => tools.delete(key),
+    });
+    assert.equal(tools.get("a.first"), "one");
+    await putTool(catalog, create(ToolDefinitionSchema, { name: "PDF&URLTool", description: "two" }));
+    await removeTool(catalog, "a.first");
+    const deadline = Date.now() + 5000;
+    while ((tools.has("a.first") || !tools.has("PDF=26URLTool")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual([...tools.entries()], [["PDF=26URLTool", "two"]]);
+    follower.stop();
+  });
+});

@@ -1,0 +1,121 @@
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+/** The services in the order a packet meets them. */
+export const SERVICES = ["gateway", "intent", "embedding-router", "selector", "reviewer", "executor"] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** A JSON log line of a service (pino), or the raw text when it is not JSON. */
+export type LogRecord = Record<string, unknown> & { msg?: string };
+
+export interface FleetOptions {
+  natsUrl: string;
+  /** Environment for every service, on top of this process's. */
+  env?: Record<string, string>;
+  /** Environment per service. */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Which services to start. @default SERVICES */
+  services?: readonly ServiceName[];
+  /** Called with every log line of every service. */
+  onLog?: (service: ServiceName, record: LogRecord, line: string) => void;
+  /** How long a service may take to log "ready". @default 30000 */
+  readyTimeoutMs?: number;
+}
+
+export interface ServiceProcess {
+  name: ServiceName;
+  child: ChildProcess;
+  /** The fields of its "ready" log line (the gateway's ports, for one). */
+  ready: LogRecord;
+}
+
+export interface Fleet {
+  processes: Map<ServiceName, ServiceProcess>;
+  /** The gateway's base URL, once it is ready. */
+  gatewayUrl(): string;
+  /** Kills a service at once (SIGKILL), as a crash would. */
+  kill(name: ServiceName): Promise<void>;
+  /** Starts a killed or stopped service again and waits until it is ready. */
+  start(name: ServiceName): Promise<ServiceProcess>;
+  /** SIGTERM to every service; waits for all of them to exit. */
+  stop(): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once("exit", () => resolve()));
+}
+
+/** Starts each service as its own `node services/<name>/dist/main.js` process and waits until all are ready. */
+export async function startFleet(options: FleetOptions): Promise<Fleet> {
+  const processes = new Map<ServiceName, ServiceProcess>();
+  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
+
+  const launch = (name: ServiceName): Promise<ServiceProcess> => {
+    const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, NATS_URL: options.natsUrl, ...options.env, ...options.serviceEnv?.[name] },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name} was not ready within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`));
+      });
+      for (const stream of [child.stdout!, child.stderr!]) {
+        createInterface({ input: stream }).on("line", (line) => {
+          let record: LogRecord;
+          try {
+            record = JSON.parse(line) as LogRecord;
+          } catch {
+            record = { msg: line };
+          }
+          options.onLog?.(name, record, line);
+          if (record.msg === "ready") {
+            clearTimeout(timer);
+            child.removeAllListeners("exit");
+            const started = { name, child, ready: record };
+            processes.set(name, started);
+            resolve(started);
+          }
+        });
+      }
+    });
+  };
+
+  const fleet: Fleet = {
+    processes,
+    gatewayUrl() {
+      const port = processes.get("gateway")?.ready["httpPort"];
+      if (typeof port !== "number") throw new Error("the gateway is not ready");
+      return `http://127.0.0.1:${port}`;
+    },
+    async kill(name) {
+      const running = processes.get(name);
+      if (!running) return;
+      running.child.kill("SIGKILL");
+      await exited(running.child);
+      processes.delete(name);
+    },
+    start: launch,
+    async stop() {
+      const children = [...processes.values()].map((p) => p.child);
+      for (const child of children) child.kill("SIGTERM");
+      await Promise.all(children.map(exited));
+      processes.clear();
+    },
+  };
+
+  try {
+    await Promise.all((options.services ?? SERVICES).map(launch));
+  } catch (error) {
+    await fleet.stop();
+    throw error;
+  }
+  return fleet;
+}

@@ -1,0 +1,161 @@
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { KV } from "@nats-io/kv";
+import type { Tracer } from "@opentelemetry/api";
+import { fastify } from "fastify";
+import type { FastifyInstance } from "fastify";
+import { ensurePacketStream, ensureStageConsumer, openBucket, PACKETS_BUCKET, startStageWorker } from "@switchyard/bus";
+import type { TopologyOptions } from "@switchyard/bus";
+import { readConfig } from "@switchyard/config";
+import type { ConfigSchema } from "@switchyard/config";
+import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
+import { createLogger, INSTANCE, initTracing } from "@switchyard/telemetry";
+import type { Logger, Tracing } from "@switchyard/telemetry";
+import { runtimeConfigSchema } from "./runtime-config.js";
+import type { RuntimeConfig } from "./runtime-config.js";
+
+export interface ServiceOptions {
+  /** The service's name, on its logs, hops and NATS connection. */
+  name: string;
+  env: Record<string, string | undefined>;
+  /** Port of /healthz and /readyz when HEALTH_PORT is unset; unset means no health server (the gateway serves its own). */
+  defaultHealthPort?: number;
+}
+
+export interface ServiceContext {
+  name: string;
+  config: RuntimeConfig;
+  nc: NatsConnection;
+  packets: KV;
+  logger: Logger;
+  tracer: Tracer;
+  topology: TopologyOptions;
+  /** Marks the service ready (or not) for /readyz; the "ready" log line carries `details` (ports, counts). */
+  setReady(ready: boolean, details?: Record<string, unknown>): void;
+  /** Registers work to undo at shutdown, run in reverse order before the NATS connection drains. */
+  onStop(stop: () => Promise<void> | void): void;
+  /** Drains everything and resolves; what SIGTERM triggers. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts a service process's common parts: logger, tracing, the NATS
+ * connection, the packet stream and bucket (created if missing), and the
+ * health server.
+ */
+export async function startService(options: ServiceOptions): Promise<ServiceContext> {
+  const config = readConfig<RuntimeConfig>(runtimeConfigSchema, options.env);
+  const logger = createLogger(options.name, config.LOG_LEVEL);
+  const tracing: Tracing = initTracing(options.name);
+  const nc = await connect({
+    servers: config.NATS_URL.split(","),
+    name: `${options.name}@${INSTANCE}`,
+    // A service outlives NATS restarts: it keeps trying until NATS is back.
+    maxReconnectAttempts: -1,
+  });
+  const topology: TopologyOptions = {
+    replicas: config.JETSTREAM_REPLICAS,
+    ackWaitMs: config.STAGE_ACK_WAIT_MS,
+    maxDeliver: config.STAGE_MAX_DELIVER,
+  };
+  await ensurePacketStream(nc, topology);
+  const packets = await openBucket(nc, PACKETS_BUCKET, topology);
+
+  let ready = false;
+  const stops: (() => Promise<void> | void)[] = [];
+  const healthPort = config.HEALTH_PORT ?? options.defaultHealthPort;
+  let health: FastifyInstance | undefined;
+  if (healthPort !== undefined) {
+    health = fastify();
+    health.get("/healthz", async () => ({ status: "ok" }));
+    health.get("/readyz", async (_request, reply) =>
+      ready && !nc.isClosed() ? { status: "ready" } : reply.code(503).send({ status: "not ready" }),
+    );
+    await health.listen({ port: healthPort, host: config.HEALTH_HOST });
+  }
+
+  let shuttingDown: Promise<void> | undefined;
+  const context: ServiceContext = {
+    name: options.name,
+    config,
+    nc,
+    packets,
+    logger,
+    tracer: tracing.tracer,
+    topology,
+    setReady(value, details = {}) {
+      ready = value;
+      const address = health?.server.address();
+      const healthPort = typeof address === "object" && address ? address.port : undefined;
+      if (value) logger.info({ healthPort, ...details }, "ready");
+    },
+    onStop(stop) {
+      stops.push(stop);
+    },
+    shutdown() {
+      shuttingDown ??= (async () => {
+        ready = false;
+        await health?.close();
+        for (const stop of stops.reverse()) await stop();
+        await nc.drain();
+        await tracing.shutdown();
+        logger.info("stopped");
+      })();
+      return shuttingDown;
+    },
+  };
+  return context;
+}
+
+/** Creates the stage's durable consumer and works on its packets until shutdown. */
+export async function runStage(
+  context: ServiceContext,
+  stage: Stage,
+  handle: (packet: Packet) => StageOutcome | Promise<StageOutcome>,
+): Promise<void> {
+  await ensureStageConsumer(context.nc, stage, context.topology);
+  const worker = await startStageWorker({
+    nc: context.nc,
+    stage,
+    service: context.name,
+    handle,
+    packets: context.packets,
+    tracer: context.tracer,
+    logger: context.logger,
+    concurrency: context.config.STAGE_CONCURRENCY,
+  });
+  context.onStop(() => worker.stop());
+}
+
+/** SIGTERM and SIGINT drain the service, then the process exits. */
+export function drainOnSignals(context: ServiceContext): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    context.logger.info({ signal }, "draining");
+    context.shutdown().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        context.logger.error({ err: error }, "drain failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
+}
+
+export interface StageServiceOptions<C> extends ServiceOptions {
+  stage: Stage;
+  /** The service's own settings, read from `env` before anything starts. */
+  configSchema: ConfigSchema;
+  handle: (packet: Packet, config: C) => StageOutcome | Promise<StageOutcome>;
+}
+
+/** The whole life of a service that is one stage and nothing else: settings, NATS, the stage, drain on signals. */
+export async function runStageService<C>(options: StageServiceOptions<C>): Promise<ServiceContext> {
+  const config = readConfig<C>(options.configSchema, options.env);
+  const service = await startService(options);
+  drainOnSignals(service);
+  await runStage(service, options.stage, (packet) => options.handle(packet, config));
+  service.setReady(true);
+  return service;
+}

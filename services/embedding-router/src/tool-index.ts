@@ -1,0 +1,210 @@
+import { createHash } from "node:crypto";
+import type { ToolDefinition } from "@switchyard/packet";
+import { Bm25Index, DEFAULT_BM25 } from "./bm25.js";
+import type { Bm25Params } from "./bm25.js";
+import { dot } from "./embedder.js";
+import type { Embedder } from "./embedder.js";
+import { tokenize, toolFields } from "./text.js";
+
+export interface ScoredTool {
+  tool: ToolDefinition;
+  /** Relevance in [0, 1]; comparable across queries, so thresholds mean something. */
+  score: number;
+}
+
+export interface SearchOptions {
+  /** At most this many results, best first. */
+  limit: number;
+  /** Only tools for which this returns true are considered (applied before `limit`). */
+  allow?: (tool: ToolDefinition) => boolean;
+}
+
+/**
+ * Where the router looks tools up. The embedded index below keeps everything
+ * in process; a Qdrant-backed index implements the same contract (named dense
+ * and sparse vectors, the allow-list as a payload filter on the tool name).
+ */
+export interface ToolIndex {
+  /** Adds or replaces tools; returns how many were (re)embedded, i.e. were new or had changed content. */
+  upsert(tools: readonly ToolDefinition[]): Promise<number>;
+  /** Removes a tool by catalog name; false when it was not there. */
+  remove(name: string): Promise<boolean>;
+  /** How many tools are indexed. */
+  readonly size: number;
+  /** Tools relevant to the query, best first; tools with no relevance at all (score 0) are left out. */
+  search(query: string, opts: SearchOptions): Promise<ScoredTool[]>;
+}
+
+/**
+ * How much of the fused score comes from dense cosine; the rest is the
+ * normalised BM25 score. Measured with the local embedder on the shared
+ * splits of MetaTool, BFCL and API-Bank (/work/shared/bench): recall@5 moves
+ * by less than a point for weights between 0.2 and 0.65, because the local
+ * embedder is lexical too; 0.4 sits in the middle. A real embedding model
+ * earns a higher share.
+ */
+export const DEFAULT_DENSE_WEIGHT = 0.4;
+
+/** BM25 counts a word of the tool's name this many times: names are short and say what the tool does. */
+export const DEFAULT_NAME_WEIGHT = 2;
+
+export interface EmbeddedIndexOptions {
+  /** @default DEFAULT_DENSE_WEIGHT */
+  denseWeight?: number;
+  /** @default DEFAULT_NAME_WEIGHT */
+  nameWeight?: number;
+  /** @default DEFAULT_BM25 */
+  bm25?: Bm25Params;
+}
+
+interface Entry {
+  tool: ToolDefinition;
+  hash: string;
+  /** One vector for the tool's whole text, one per example request; the best match counts. */
+  vectors: Float32Array[];
+}
+
+/** A content hash over what is indexed (name, description, input schema, examples); key order does not matter. */
+export function toolContentHash(tool: ToolDefinition): string {
+  const content = [tool.name, tool.description, canonical(tool.inputSchema ?? {}), tool.examples];
+  return createHash("sha256").update(JSON.stringify(content)).digest("hex");
+}
+
+/**
+ * The in-process tool index: dense vectors from an `Embedder` plus a BM25
+ * inverted index over the same tokens, scored as
+ * `denseWeight * cosine + (1 - denseWeight) * bm25 / reference`, where the
+ * reference is what a document of average length containing each known query
+ * word once would score (so the sparse part is "how much of the query's
+ * information the tool covers", capped at 1). Every search scans all tools:
+ * for catalogs of hundreds to a few thousand tools that takes well under a
+ * millisecond per hundred tools.
+ */
+export class EmbeddedIndex implements ToolIndex {
+  private readonly entries = new Map<string, Entry>();
+  private readonly sparse: Bm25Index;
+  private readonly denseWeight: number;
+  private readonly nameWeight: number;
+  /** Upserts and removals run one after another, so a slow embedding cannot resurrect a tool removed meanwhile. */
+  private writes: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly embedder: Embedder,
+    options: EmbeddedIndexOptions = {},
+  ) {
+    this.denseWeight = options.denseWeight ?? DEFAULT_DENSE_WEIGHT;
+    this.nameWeight = options.nameWeight ?? DEFAULT_NAME_WEIGHT;
+    if (!(this.denseWeight >= 0 && this.denseWeight <= 1)) throw new RangeError("denseWeight must be in [0, 1]");
+    this.sparse = new Bm25Index(options.bm25 ?? DEFAULT_BM25);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  upsert(tools: readonly ToolDefinition[]): Promise<number> {
+    return this.serialize(async () => {
+      // the last definition of a name wins, as if they had been upserted one by one
+      const latest = new Map(tools.map((t) => [t.name, t]));
+      const changed: { tool: ToolDefinition; hash: string; texts: string[] }[] = [];
+      for (const tool of latest.values()) {
+        const hash = toolContentHash(tool);
+        const entry = this.entries.get(tool.name);
+        if (entry?.hash === hash) {
+          // same content, but pool, core flag or side effect may have changed: keep the new definition
+          entry.tool = tool;
+          continue;
+        }
+        changed.push({ tool, hash, texts: this.textsOf(tool) });
+      }
+      if (changed.length === 0) return 0;
+
+      const vectors = await this.embedder.embed(changed.flatMap((c) => c.texts));
+      if (vectors.length !== changed.reduce((n, c) => n + c.texts.length, 0)) {
+        throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${changed.length} tools`);
+      }
+      let at = 0;
+      for (const c of changed) {
+        const own = vectors.slice(at, at + c.texts.length);
+        at += c.texts.length;
+        this.entries.set(c.tool.name, { tool: c.tool, hash: c.hash, vectors: own });
+        this.sparse.set(c.tool.name, this.termsOf(c.tool));
+      }
+      return changed.length;
+    });
+  }
+
+  remove(name: string): Promise<boolean> {
+    return this.serialize(() => {
+      this.sparse.delete(name);
+      return Promise.resolve(this.entries.delete(name));
+    });
+  }
+
+  /** The indexed definition of a tool, if any. */
+  get(name: string): ToolDefinition | undefined {
+    return this.entries.get(name)?.tool;
+  }
+
+  async search(query: string, opts: SearchOptions): Promise<ScoredTool[]> {
+    const terms = tokenize(query);
+    if (terms.length === 0 || opts.limit <= 0 || this.entries.size === 0) return [];
+    const [queryVector] = await this.embedder.embed([query]);
+    if (!queryVector) throw new Error(`embedder ${this.embedder.id} returned no vector for the query`);
+    const { scores: bm25, reference } = this.sparse.score(terms);
+
+    const results: ScoredTool[] = [];
+    for (const [name, entry] of this.entries) {
+      if (opts.allow && !opts.allow(entry.tool)) continue;
+      let dense = 0;
+      for (const v of entry.vectors) dense = Math.max(dense, dot(queryVector, v));
+      const sparse = reference > 0 ? Math.min(1, (bm25.get(name) ?? 0) / reference) : 0;
+      const score = this.denseWeight * dense + (1 - this.denseWeight) * sparse;
+      if (score > 0) results.push({ tool: entry.tool, score: Math.min(1, score) });
+    }
+    results.sort((a, b) => b.score - a.score || compareNames(a.tool.name, b.tool.name));
+    return results.slice(0, opts.limit);
+  }
+
+  private textsOf(tool: ToolDefinition): string[] {
+    const f = toolFields(tool);
+    const whole = [f.name, f.description, f.parameters].filter((s) => s.length > 0).join("\n");
+    return [whole, ...f.examples];
+  }
+
+  private termsOf(tool: ToolDefinition): Map<string, number> {
+    const f = toolFields(tool);
+    const terms = new Map<string, number>();
+    const add = (text: string, weight: number): void => {
+      for (const t of tokenize(text)) terms.set(t, (terms.get(t) ?? 0) + weight);
+    };
+    add(f.name, this.nameWeight);
+    add(f.description, 1);
+    add(f.parameters, 1);
+    for (const e of f.examples) add(e, 1);
+    return terms;
+  }
+
+  private serialize<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.writes.then(op, op);
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** JSON with object keys sorted, so that equal schemas hash equal whatever order their keys came in. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,115 @@
+import { create } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import {
+  addDataField,
+  addReflection,
+  finish,
+  Packet_State,
+  routingOf,
+  setSketchpad,
+  toValue,
+  ToolExecutionResultSchema,
+  ToolRoutingState_ExecutionStatus,
+} from "@switchyard/packet";
+import type { Packet, StageOutcome } from "@switchyard/packet";
+import type { Config } from "./config.js";
+import type { McpPool, ToolCallResult } from "./mcp-pool.js";
+
+export interface ExecuteDeps {
+  callTool: McpPool["callTool"];
+}
+
+/**
+ * The execute stage: runs the selected tool (or only describes the call when
+ * the reviewer asked for a dry run), injects the result into the packet as
+ * seed 000 §5.2 does, and hands the packet back to intent, which decides
+ * whether another step follows and enforces max_reinjections.
+ */
+export async function executeStage(
+  packet: Packet,
+  deps: ExecuteDeps,
+  config: Pick<Config, "MCP_CALL_TIMEOUT_MS">,
+): Promise<StageOutcome> {
+  const routing = routingOf(packet);
+  const selected = routing.selectedTool;
+  const candidate = selected && routing.candidates.find((c) => c.tool?.name === selected.toolName);
+  if (!selected || !candidate?.tool) {
+    // The selector may only pick among the router's candidates; anything else is never called.
+    const reason = selected
+      ? `${selected.toolName} is not among the routed candidates; not executed`
+      : "no tool selected; nothing to execute";
+    routing.executionStatus = ToolRoutingState_ExecutionStatus.FAILED;
+    addReflection(packet, { step: "tool_execution", summary: reason });
+    finish(packet, Packet_State.FAILED, reason);
+    return { done: true };
+  }
+
+  const tool = selected.toolName;
+  const params: JsonObject = selected.params ?? {};
+  const source = `mcp:${candidate.tool.server}`;
+
+  if (routing.dryRun) {
+    const why = routing.reviewReasoning || "the review asked for a dry run";
+    const result: ToolCallResult = {
+      success: true,
+      output: { dryRun: true, tool, arguments: params },
+      executionTimeMs: 0,
+    };
+    inject(packet, tool, params, result, source, { dryRun: true });
+    routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
+    addReflection(packet, {
+      step: "tool_execution",
+      summary: `dry-run: ${tool} not executed: ${why}`,
+      confidence: routing.reviewConfidence,
+    });
+    finish(packet, Packet_State.COMPLETED);
+    return { done: true };
+  }
+
+  const result = await deps.callTool(tool, params, { timeoutMs: config.MCP_CALL_TIMEOUT_MS });
+  inject(packet, tool, params, result, source);
+  routing.executionStatus = result.success
+    ? ToolRoutingState_ExecutionStatus.EXECUTED
+    : ToolRoutingState_ExecutionStatus.FAILED;
+  addReflection(packet, {
+    step: "tool_execution",
+    summary: result.success
+      ? `Executed ${tool}: success in ${result.executionTimeMs} ms`
+      : `Executed ${tool}: failed in ${result.executionTimeMs} ms: ${result.error ?? "unknown error"}`,
+    confidence: routing.reviewConfidence,
+    durationMs: result.executionTimeMs,
+  });
+
+  routing.reinjectionCount += 1;
+  packet.state = Packet_State.REINJECTED;
+  return { next: "intent" };
+}
+
+/**
+ * Seed 000 §5.2: the result as a data field for the final answer, the latest
+ * output (or error) in the sketchpad, and the execution result itself. A dry
+ * run is marked in the data field so nobody mistakes it for a real result.
+ */
+function inject(
+  packet: Packet,
+  tool: string,
+  params: JsonObject,
+  result: ToolCallResult,
+  source: string,
+  marks: { dryRun?: true } = {},
+): void {
+  const error: JsonValue = result.error ?? null;
+  addDataField(packet, {
+    key: "tool_result",
+    value: { tool, params, success: result.success, output: result.output, error, ...marks },
+    type: "tool_execution_result",
+    source,
+  });
+  setSketchpad(packet, "latest_tool_result", result.success ? result.output : error, "tool_output");
+  routingOf(packet).executionResult = create(ToolExecutionResultSchema, {
+    success: result.success,
+    output: toValue(result.output),
+    error: result.error ?? "",
+    executionTimeMs: result.executionTimeMs,
+  });
+}

@@ -1,0 +1,324 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { create } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
+import type { ToolDefinition } from "@switchyard/packet";
+import type { ServerConfig, SideEffectName } from "./servers-config.js";
+
+/** The part of a pino logger the pool uses; the pool logs nothing unless given one. */
+export interface PoolLogger {
+  debug(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+export interface McpPoolOptions {
+  logger?: PoolLogger;
+  /** Limit for starting a server and for its tools/list requests. @default 30000 */
+  connectTimeoutMs?: number;
+  /** Called after a server announced a new tool list (`notifications/tools/list_changed`) and the pool re-read it. */
+  onToolsChanged?: (server: string) => void;
+}
+
+export interface CallToolOptions {
+  /** Used for servers that set no `timeoutMs` of their own. @default 30000 */
+  timeoutMs?: number;
+}
+
+/** A tool call's outcome, in the shape of the packet's ToolExecutionResult (seed 000 §3.1). */
+export interface ToolCallResult {
+  success: boolean;
+  /** structuredContent when the tool returned it, else its text (blocks joined by newlines), else its content blocks. */
+  output: JsonValue;
+  error?: string;
+  executionTimeMs: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+// Lines of a server's stderr kept to explain why it failed to start or went away.
+const STDERR_TAIL_LINES = 20;
+// The executor's own node_modules/.bin (from src/ or dist/ alike), where the MCP servers it depends on are installed.
+const PACKAGE_BIN = fileURLToPath(new URL("../node_modules/.bin/", import.meta.url));
+
+const SIDE_EFFECTS: Record<SideEffectName, ToolDefinition_SideEffect> = {
+  read: ToolDefinition_SideEffect.READ,
+  write: ToolDefinition_SideEffect.WRITE,
+  execute: ToolDefinition_SideEffect.EXECUTE,
+};
+
+interface Connection {
+  config: ServerConfig;
+  client: Client;
+  tools: ToolDefinition[];
+  stderrTail: string[];
+  /** Set when the server went away on its own; calls then fail fast instead of hanging. */
+  lost: boolean;
+}
+
+/**
+ * One MCP client per configured server, and the catalog of their tools under
+ * `<server>.<tool>` names. Build it with `McpPool.connect(config.servers)`.
+ */
+export class McpPool {
+  private readonly byName = new Map<string, { connection: Connection; tool: string }>();
+  private closing = false;
+
+  private constructor(
+    private readonly connections: Connection[],
+    private readonly options: McpPoolOptions,
+  ) {}
+
+  /**
+   * Starts (stdio) or reaches (HTTP) every server and reads its tool list.
+   * Fails if any server cannot be used, naming it; the others are closed again.
+   */
+  static async connect(servers: ServerConfig[], options: McpPoolOptions = {}): Promise<McpPool> {
+    const pool = new McpPool([], options);
+    const settled = await Promise.allSettled(servers.map((server) => pool.open(server)));
+    const failures = settled.flatMap((result, index) =>
+      result.status === "rejected" ? [`${servers[index]?.name}: ${(result.reason as Error).message}`] : [],
+    );
+    if (failures.length > 0) {
+      await pool.close();
+      throw new Error(`cannot connect MCP servers: ${failures.join("; ")}`);
+    }
+    return pool;
+  }
+
+  /** Every tool of every server, excluded tools left out, in config order. */
+  listTools(): ToolDefinition[] {
+    return this.connections.flatMap((connection) => connection.tools);
+  }
+
+  /**
+   * Calls a tool by catalog name. Never throws: an unknown tool, a tool error
+   * (`isError`), a protocol error, a lost server or a timeout all come back as
+   * `success: false` with the reason in `error`.
+   */
+  async callTool(catalogName: string, args: JsonObject, options: CallToolOptions = {}): Promise<ToolCallResult> {
+    const started = performance.now();
+    const failed = (error: string): ToolCallResult => ({
+      success: false,
+      output: null,
+      error,
+      executionTimeMs: Math.round(performance.now() - started),
+    });
+    const entry = this.byName.get(catalogName);
+    if (!entry) return failed(`unknown tool ${catalogName}`);
+    const { connection, tool } = entry;
+    if (connection.lost) return failed(`MCP server ${connection.config.name} is not running${stderrNote(connection)}`);
+
+    const timeoutMs = connection.config.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    try {
+      const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs });
+      const executionTimeMs = Math.round(performance.now() - started);
+      // Servers on protocol 2024-10-07 and older answer { toolResult }.
+      if ("toolResult" in result) return { success: true, output: toJsonValue(result.toolResult), executionTimeMs };
+      const callResult = result as CallToolResult;
+      if (callResult.isError) return { success: false, output: null, error: errorText(callResult), executionTimeMs };
+      return { success: true, output: outputOf(callResult), executionTimeMs };
+    } catch (error) {
+      if (error instanceof McpError && error.code === Number(ErrorCode.RequestTimeout)) {
+        return failed(`${catalogName} timed out after ${timeoutMs} ms`);
+      }
+      return failed(`${catalogName}: ${(error as Error).message}${connection.lost ? stderrNote(connection) : ""}`);
+    }
+  }
+
+  /** Closes every client; stdio servers are stopped. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.allSettled(this.connections.map((connection) => connection.client.close()));
+  }
+
+  private async open(config: ServerConfig): Promise<void> {
+    const timeout = this.options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const client = new Client(
+      { name: "switchyard-executor", version: "0.1.0" },
+      {
+        // No roots capability: a filesystem server then serves exactly the directories in its args.
+        capabilities: {},
+        listChanged: {
+          tools: { autoRefresh: false, debounceMs: 300, onChanged: () => void this.refresh(connection) },
+        },
+      },
+    );
+    const connection: Connection = { config, client, tools: [], stderrTail: [], lost: false };
+    const logger = this.options.logger;
+    client.onerror = (error) => logger?.warn({ server: config.name, err: error }, "MCP transport error");
+    let opened = false;
+    client.onclose = () => {
+      // A server that failed to start is reported by connect(); this is for one that stops later.
+      if (this.closing || !opened) return;
+      connection.lost = true;
+      logger?.warn({ server: config.name, stderr: connection.stderrTail }, "MCP server went away");
+    };
+
+    try {
+      await client.connect(this.transportFor(connection), { timeout });
+      await this.refresh(connection, true);
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      const message = error instanceof McpError && error.code === Number(ErrorCode.RequestTimeout)
+        ? `no answer within ${timeout} ms`
+        : (error as Error).message;
+      throw new Error(`${message}${stderrNote(connection)}`, { cause: error });
+    }
+    opened = true;
+    this.connections.push(connection);
+    this.index();
+  }
+
+  private transportFor(connection: Connection): StdioClientTransport | StreamableHTTPClientTransport {
+    const config = connection.config;
+    if (config.transport === "http") {
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+    }
+    const env = { ...getDefaultEnvironment(), ...config.env };
+    const transport = new StdioClientTransport({
+      command: resolveCommand(config.command, env["PATH"]),
+      args: config.args,
+      env,
+      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      // Piped, not inherited: the lines go to the logger and the last ones explain a failed start.
+      stderr: "pipe",
+    });
+    let partial = "";
+    // Always read the pipe, with or without a logger, or a chatty server would block on a full buffer.
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      const lines = (partial + chunk.toString("utf8")).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines.filter((text) => text.trim() !== "")) {
+        connection.stderrTail.push(line);
+        if (connection.stderrTail.length > STDERR_TAIL_LINES) connection.stderrTail.shift();
+        this.options.logger?.debug({ server: config.name, stderr: line }, "MCP server stderr");
+      }
+    });
+    return transport;
+  }
+
+  /** Re-reads a server's tools (all pages); on first load errors propagate, later ones are logged. */
+  private async refresh(connection: Connection, initial = false): Promise<void> {
+    const { config, client } = connection;
+    try {
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+          timeout: this.options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+        });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      connection.tools = toDefinitions(config, tools, this.options.logger);
+    } catch (error) {
+      if (initial) throw error;
+      this.options.logger?.warn({ server: config.name, err: error }, "cannot re-read the tool list; keeping the old one");
+      return;
+    }
+    if (!initial) {
+      this.index();
+      this.options.onToolsChanged?.(config.name);
+    }
+  }
+
+  private index(): void {
+    this.byName.clear();
+    for (const connection of this.connections) {
+      for (const tool of connection.tools) this.byName.set(tool.name, { connection, tool: tool.serverToolName });
+    }
+  }
+}
+
+function toDefinitions(config: ServerConfig, tools: Tool[], logger: PoolLogger | undefined): ToolDefinition[] {
+  const known = new Set(tools.map((tool) => tool.name));
+  const named = [
+    ...config.exclude.map((tool) => ["exclude", tool] as const),
+    ...config.core.map((tool) => ["core", tool] as const),
+    ...Object.keys(config.sideEffects).map((tool) => ["sideEffects", tool] as const),
+  ];
+  for (const [setting, tool] of named) {
+    // Most likely a typo in switchyard.yaml, or a tool the server dropped.
+    if (!known.has(tool)) logger?.warn({ server: config.name, setting, tool }, "switchyard.yaml names a tool the server does not have");
+  }
+  return tools
+    .filter((tool) => !config.exclude.includes(tool.name))
+    .map((tool) =>
+      create(ToolDefinitionSchema, {
+        name: `${config.name}.${tool.name}`,
+        description: tool.description ?? tool.title ?? tool.annotations?.title ?? "",
+        inputSchema: toJsonValue(tool.inputSchema) as JsonObject,
+        sideEffect: sideEffectOf(tool, config.sideEffects[tool.name]),
+        server: config.name,
+        serverToolName: tool.name,
+        core: config.core.includes(tool.name),
+        examples: [],
+      }),
+    );
+}
+
+/**
+ * The config's word wins. Otherwise only a tool that declares itself read-only
+ * (`readOnlyHint: true`) counts as READ; `destructiveHint`, `readOnlyHint: false`
+ * and no annotations at all count as WRITE, the safe default, because the
+ * reviewer asks for approval before write tools. Annotations cannot say
+ * EXECUTE; only the config can.
+ */
+export function sideEffectOf(tool: Pick<Tool, "annotations">, override?: SideEffectName): ToolDefinition_SideEffect {
+  if (override !== undefined) return SIDE_EFFECTS[override];
+  return tool.annotations?.readOnlyHint === true ? ToolDefinition_SideEffect.READ : ToolDefinition_SideEffect.WRITE;
+}
+
+function outputOf(result: CallToolResult): JsonValue {
+  if (result.structuredContent !== undefined) return toJsonValue(result.structuredContent);
+  const content = result.content ?? [];
+  if (content.length > 0 && content.every((block) => block.type === "text")) {
+    return content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
+  }
+  return toJsonValue(content);
+}
+
+function errorText(result: CallToolResult): string {
+  const texts = (result.content ?? []).flatMap((block) => (block.type === "text" ? [block.text] : []));
+  return texts.length > 0 ? texts.join("\n") : JSON.stringify(result.content ?? []);
+}
+
+/** What arrived as JSON, as a JsonValue (undefined members dropped, as JSON would). */
+function toJsonValue(value: unknown): JsonValue {
+  return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JsonValue);
+}
+
+function stderrNote(connection: Connection): string {
+  return connection.stderrTail.length > 0 ? ` (stderr: ${connection.stderrTail.join(" | ")})` : "";
+}
+
+/**
+ * A bare command is looked up in PATH, then in the executor's own
+ * node_modules/.bin, so the MCP servers installed with it work without a global
+ * install. A command with a slash is used as it is; an unknown one is left for
+ * spawn to report.
+ */
+export function resolveCommand(command: string, path: string | undefined): string {
+  if (command.includes("/")) return command;
+  const folders = [...(path ?? "").split(delimiter).filter((folder) => folder !== ""), PACKAGE_BIN];
+  for (const folder of folders) {
+    const candidate = join(folder, command);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return command;
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

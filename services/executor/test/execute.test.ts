@@ -1,0 +1,206 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { create } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
+import {
+  fromValue,
+  newPacket,
+  Packet_State,
+  RoutingCandidate_Source,
+  RoutingCandidateSchema,
+  routingOf,
+  SelectedToolSchema,
+  ToolRoutingState_ExecutionStatus,
+} from "@switchyard/packet";
+import type { Packet } from "@switchyard/packet";
+import { executeStage } from "../src/execute.js";
+import type { ExecuteDeps } from "../src/execute.js";
+import { McpPool } from "../src/mcp-pool.js";
+import { loadServersConfig } from "../src/servers-config.js";
+
+const CONFIG = { MCP_CALL_TIMEOUT_MS: 10_000 };
+
+describe("execute stage", () => {
+  let dir = "";
+  let pool: McpPool;
+  let calls: string[] = [];
+  // The real pool, with a record of what was called so "never called" can be asserted as well as observed.
+  const deps: ExecuteDeps = {
+    callTool: (name, args, options) => {
+      calls.push(name);
+      return pool.callTool(name, args, options);
+    },
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "switchyard-execute-"));
+    await mkdir(join(dir, "workspace/notes"), { recursive: true });
+    await writeFile(join(dir, "workspace/notes/todo.md"), "- [ ] ship the executor\n");
+    await writeFile(join(dir, "switchyard.yaml"), 'servers:\n  filesystem:\n    command: mcp-server-filesystem\n    args: ["./workspace"]\n');
+    pool = await McpPool.connect((await loadServersConfig(join(dir, "switchyard.yaml"), {})).servers);
+  });
+  after(async () => {
+    await pool?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A packet as the reviewer hands it on: the router's candidates, the selector's choice. */
+  function routedPacket(toolName: string, params: JsonObject, candidates: string[], dryRun = false): Packet {
+    calls = [];
+    const packet = newPacket({ message: "read notes/todo.md" });
+    const routing = routingOf(packet);
+    const tools = new Map(pool.listTools().map((tool) => [tool.name, tool]));
+    routing.candidates = candidates.map((name) =>
+      create(RoutingCandidateSchema, { tool: tools.get(name), score: 0.9, source: RoutingCandidate_Source.SEMANTIC }),
+    );
+    routing.selectedTool = create(SelectedToolSchema, { toolName, params, selectionConfidence: 0.9 });
+    routing.executionStatus = ToolRoutingState_ExecutionStatus.APPROVED;
+    routing.reviewConfidence = 0.85;
+    routing.dryRun = dryRun;
+    packet.state = Packet_State.EXECUTING;
+    return packet;
+  }
+
+  const fieldOf = (packet: Packet) => packet.content?.dataFields.find((field) => field.key === "tool_result");
+  const padOf = (packet: Packet) => packet.reasoning?.sketchpad.find((entry) => entry.slot === "latest_tool_result");
+
+  it("execute - a successful call is injected as data field, sketchpad, result and reflection, then reinjected", async () => {
+    const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file", "filesystem.list_directory"]);
+    const outcome = await executeStage(packet, deps, CONFIG);
+
+    assert.deepEqual(outcome, { next: "intent" });
+    assert.deepEqual(calls, ["filesystem.read_text_file"]);
+    const routing = routingOf(packet);
+    assert.equal(routing.executionStatus, ToolRoutingState_ExecutionStatus.EXECUTED);
+    assert.equal(routing.reinjectionCount, 1);
+    assert.equal(packet.state, Packet_State.REINJECTED);
+
+    const output = { content: "- [ ] ship the executor\n" };
+    const field = fieldOf(packet);
+    assert.equal(field?.type, "tool_execution_result");
+    assert.equal(field?.source, "mcp:filesystem");
+    assert.deepEqual(fromValue(field?.value), {
+      tool: "filesystem.read_text_file",
+      params: { path: "notes/todo.md" },
+      success: true,
+      output,
+      error: null,
+    });
+    assert.equal(padOf(packet)?.contentType, "tool_output");
+    assert.deepEqual(fromValue(padOf(packet)?.content), output);
+    assert.equal(routing.executionResult?.success, true);
+    assert.deepEqual(fromValue(routing.executionResult?.output), output);
+    assert.equal(routing.executionResult?.error, "");
+
+    const entry = packet.reasoning?.reflectionLog.at(-1);
+    assert.equal(entry?.step, "tool_execution");
+    assert.match(entry?.summary ?? "", /^Executed filesystem\.read_text_file: success in \d+ ms$/);
+    assert.equal(entry?.durationMs, routing.executionResult?.executionTimeMs);
+    assert.equal(entry?.confidence, 0.85);
+  });
+
+  it("execute - a failed call is injected with its error, status FAILED, and still reinjected", async () => {
+    const packet = routedPacket("filesystem.read_text_file", { path: "notes/gone.md" }, ["filesystem.read_text_file"]);
+    routingOf(packet).reinjectionCount = 1;
+    const outcome = await executeStage(packet, deps, CONFIG);
+
+    assert.deepEqual(outcome, { next: "intent" });
+    const routing = routingOf(packet);
+    assert.equal(routing.executionStatus, ToolRoutingState_ExecutionStatus.FAILED);
+    assert.equal(routing.reinjectionCount, 2);
+    const value = fromValue(fieldOf(packet)?.value) as { success: boolean; output: unknown; error: string };
+    assert.equal(value.success, false);
+    assert.equal(value.output, null);
+    assert.match(value.error, /ENOENT/);
+    assert.equal(fromValue(padOf(packet)?.content), value.error, "the sketchpad holds the error when the call failed");
+    assert.equal(routing.executionResult?.success, false);
+    assert.match(routing.executionResult?.error ?? "", /ENOENT/);
+    assert.match(packet.reasoning?.reflectionLog.at(-1)?.summary ?? "", /^Executed filesystem\.read_text_file: failed in \d+ ms: .*ENOENT/);
+  });
+
+  it("execute - a second result replaces the sketchpad slot and adds a second data field", async () => {
+    const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file", "filesystem.list_directory"]);
+    await executeStage(packet, deps, CONFIG);
+    routingOf(packet).selectedTool = create(SelectedToolSchema, { toolName: "filesystem.list_directory", params: { path: "notes" } });
+    await executeStage(packet, deps, CONFIG);
+
+    assert.equal(packet.content?.dataFields.filter((field) => field.key === "tool_result").length, 2);
+    assert.equal(packet.reasoning?.sketchpad.filter((entry) => entry.slot === "latest_tool_result").length, 1);
+    assert.deepEqual(fromValue(padOf(packet)?.content), { content: "[FILE] todo.md" });
+    assert.equal(routingOf(packet).reinjectionCount, 2);
+  });
+
+  it("execute - a dry run makes no call: the file is not written, the packet completes SKIPPED", async () => {
+    const target = join(dir, "workspace/dry-run.txt");
+    const params = { path: "dry-run.txt", content: "must not be written" };
+    const packet = routedPacket("filesystem.write_file", params, ["filesystem.write_file"], true);
+    routingOf(packet).reviewReasoning = "write tools are dry-run by default";
+    const outcome = await executeStage(packet, deps, CONFIG);
+
+    assert.deepEqual(outcome, { done: true });
+    assert.deepEqual(calls, []);
+    await assert.rejects(stat(target), { code: "ENOENT" });
+    const routing = routingOf(packet);
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.equal(routing.executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
+    assert.equal(routing.reinjectionCount, 0);
+
+    const output = { dryRun: true, tool: "filesystem.write_file", arguments: params };
+    assert.deepEqual(fromValue(fieldOf(packet)?.value), {
+      tool: "filesystem.write_file",
+      params,
+      success: true,
+      output,
+      error: null,
+      dryRun: true,
+    });
+    assert.equal(fieldOf(packet)?.source, "mcp:filesystem");
+    assert.deepEqual(fromValue(padOf(packet)?.content), output);
+    assert.deepEqual(fromValue(routing.executionResult?.output), output);
+    assert.equal(
+      packet.reasoning?.reflectionLog.at(-1)?.summary,
+      "dry-run: filesystem.write_file not executed: write tools are dry-run by default",
+    );
+  });
+
+  it("execute - the same call without dry run writes the file (the dry-run check can fail)", async () => {
+    const params = { path: "real-run.txt", content: "written" };
+    const packet = routedPacket("filesystem.write_file", params, ["filesystem.write_file"]);
+    await executeStage(packet, deps, CONFIG);
+    assert.equal(await readFile(join(dir, "workspace/real-run.txt"), "utf8"), "written");
+  });
+
+  it("execute - a selected tool outside the candidates is never called and the packet fails", async () => {
+    const target = join(dir, "workspace/sneaky.txt");
+    const packet = routedPacket("filesystem.write_file", { path: "sneaky.txt", content: "x" }, ["filesystem.read_text_file"]);
+    const outcome = await executeStage(packet, deps, CONFIG);
+
+    assert.deepEqual(outcome, { done: true });
+    assert.deepEqual(calls, []);
+    await assert.rejects(stat(target), { code: "ENOENT" });
+    assert.equal(packet.state, Packet_State.FAILED);
+    assert.match(packet.stateReason, /filesystem\.write_file is not among the routed candidates/);
+    assert.equal(routingOf(packet).executionStatus, ToolRoutingState_ExecutionStatus.FAILED);
+    assert.equal(fieldOf(packet), undefined);
+    assert.equal(packet.reasoning?.reflectionLog.at(-1)?.step, "tool_execution");
+  });
+
+  it("execute - a packet without a selected tool fails without a call", async () => {
+    const packet = routedPacket("filesystem.read_text_file", {}, ["filesystem.read_text_file"]);
+    routingOf(packet).selectedTool = undefined;
+    assert.deepEqual(await executeStage(packet, deps, CONFIG), { done: true });
+    assert.deepEqual(calls, []);
+    assert.equal(packet.state, Packet_State.FAILED);
+    assert.match(packet.stateReason, /no tool selected/);
+  });
+
+  it("execute - the configured timeout reaches the call", async () => {
+    const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file"]);
+    const seen: (number | undefined)[] = [];
+    await executeStage(packet, { callTool: (name, args, options) => (seen.push(options?.timeoutMs), pool.callTool(name, args, options)) }, { MCP_CALL_TIMEOUT_MS: 1234 });
+    assert.deepEqual(seen, [1234]);
+  });
+});

@@ -1,0 +1,332 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ToolDefinition_SideEffect } from "@switchyard/packet";
+import { McpPool, resolveCommand, sideEffectOf } from "../src/mcp-pool.js";
+import { loadServersConfig } from "../src/servers-config.js";
+import type { ServerConfig } from "../src/servers-config.js";
+
+const TODO = "# To do\n\n- [ ] read me through MCP\n";
+const REPO_CONFIG = fileURLToPath(new URL("../../../switchyard.yaml", import.meta.url));
+const REPO_TODO = fileURLToPath(new URL("../../../examples/workspace/notes/todo.md", import.meta.url));
+const EVERYTHING = fileURLToPath(new URL("../node_modules/.bin/mcp-server-everything", import.meta.url));
+
+/** A temp dir holding `switchyard.yaml` (and whatever else the test writes), loaded through the real loader. */
+async function configIn(dir: string, yaml: string): Promise<ServerConfig[]> {
+  await writeFile(join(dir, "switchyard.yaml"), yaml);
+  return (await loadServersConfig(join(dir, "switchyard.yaml"), {})).servers;
+}
+
+describe("mcp pool - side effects", () => {
+  const { READ, WRITE, EXECUTE } = ToolDefinition_SideEffect;
+  const cases: [string, Parameters<typeof sideEffectOf>[0]["annotations"], Parameters<typeof sideEffectOf>[1], ToolDefinition_SideEffect][] = [
+    ["readOnlyHint true", { readOnlyHint: true }, undefined, READ],
+    ["readOnlyHint false", { readOnlyHint: false }, undefined, WRITE],
+    ["destructiveHint true", { destructiveHint: true }, undefined, WRITE],
+    ["no annotations (the safe default)", undefined, undefined, WRITE],
+    ["annotations without hints", { title: "Thing" }, undefined, WRITE],
+    ["idempotent but not read-only", { idempotentHint: true, openWorldHint: false }, undefined, WRITE],
+    ["override read on a writing tool", { readOnlyHint: false }, "read", READ],
+    ["override write on a read-only tool", { readOnlyHint: true }, "write", WRITE],
+    ["override execute", undefined, "execute", EXECUTE],
+  ];
+  for (const [name, annotations, override, expected] of cases) {
+    it(`mcp pool - side effect: ${name}`, () => {
+      assert.equal(sideEffectOf(annotations === undefined ? {} : { annotations }, override), expected);
+    });
+  }
+});
+
+describe("mcp pool - filesystem server", () => {
+  let dir = "";
+  let pool: McpPool;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "switchyard-pool-fs-"));
+    await mkdir(join(dir, "workspace/notes"), { recursive: true });
+    await writeFile(join(dir, "workspace/notes/todo.md"), TODO);
+    const servers = await configIn(
+      dir,
+      [
+        "servers:",
+        "  fs:",
+        "    command: mcp-server-filesystem",
+        '    args: ["./workspace"]',
+        "    exclude: [read_file]",
+        "    core: [list_directory]",
+        "    sideEffects: { move_file: execute, get_file_info: write }",
+      ].join("\n"),
+    );
+    pool = await McpPool.connect(servers);
+  });
+  after(async () => {
+    await pool?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("mcp pool - lists tools under <server>.<tool> with side effects from annotations and config", () => {
+    const tools = new Map(pool.listTools().map((tool) => [tool.name, tool]));
+    const expected: [string, ToolDefinition_SideEffect, string][] = [
+      ["fs.read_text_file", ToolDefinition_SideEffect.READ, "readOnlyHint: true"],
+      ["fs.list_directory", ToolDefinition_SideEffect.READ, "readOnlyHint: true"],
+      ["fs.write_file", ToolDefinition_SideEffect.WRITE, "destructiveHint: true"],
+      ["fs.create_directory", ToolDefinition_SideEffect.WRITE, "readOnlyHint: false, not destructive"],
+      ["fs.move_file", ToolDefinition_SideEffect.EXECUTE, "config override"],
+      ["fs.get_file_info", ToolDefinition_SideEffect.WRITE, "config override of a read-only tool"],
+    ];
+    for (const [name, sideEffect, why] of expected) {
+      assert.equal(tools.get(name)?.sideEffect, sideEffect, `${name} (${why})`);
+    }
+    assert.equal(tools.has("fs.read_file"), false, "excluded in the config");
+
+    const read = tools.get("fs.read_text_file");
+    assert.equal(read?.server, "fs");
+    assert.equal(read?.serverToolName, "read_text_file");
+    assert.match(read?.description ?? "", /file/i);
+    assert.equal((read?.inputSchema?.["properties"] as Record<string, unknown>)["path"] !== undefined, true);
+    assert.deepEqual(read?.examples, []);
+    assert.deepEqual(
+      [...tools.values()].filter((tool) => tool.core).map((tool) => tool.name),
+      ["fs.list_directory"],
+    );
+  });
+
+  it("mcp pool - read_text_file returns the file's content, a relative path resolved against the allowed directory", async () => {
+    const result = await pool.callTool("fs.read_text_file", { path: "notes/todo.md" });
+    assert.equal(result.success, true, result.error);
+    assert.deepEqual(result.output, { content: TODO });
+    assert.equal(result.error, undefined);
+    assert.ok(result.executionTimeMs >= 0);
+  });
+
+  it("mcp pool - write_file writes the file", async () => {
+    const result = await pool.callTool("fs.write_file", { path: "written.txt", content: "hello from the pool\n" });
+    assert.equal(result.success, true, result.error);
+    assert.equal(await readFile(join(dir, "workspace/written.txt"), "utf8"), "hello from the pool\n");
+  });
+
+  it("mcp pool - a tool error comes back as success false with the server's message", async () => {
+    const missing = await pool.callTool("fs.read_text_file", { path: "notes/missing.md" });
+    assert.equal(missing.success, false);
+    assert.equal(missing.output, null);
+    assert.match(missing.error ?? "", /ENOENT.*missing\.md/);
+
+    const outside = await pool.callTool("fs.read_text_file", { path: join(dir, "switchyard.yaml") });
+    assert.equal(outside.success, false);
+    assert.match(outside.error ?? "", /outside allowed directories/);
+  });
+
+  it("mcp pool - unknown and excluded tools are refused without a call", async () => {
+    for (const name of ["fs.read_file", "fs.no_such_tool", "nope.read_text_file"]) {
+      const result = await pool.callTool(name, { path: "notes/todo.md" });
+      assert.equal(result.success, false, name);
+      assert.equal(result.error, `unknown tool ${name}`);
+    }
+  });
+});
+
+describe("mcp pool - memory server", () => {
+  let dir = "";
+  let pool: McpPool;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "switchyard-pool-memory-"));
+    const servers = await configIn(
+      dir,
+      ["servers:", "  memory:", "    command: mcp-server-memory", "    env: { MEMORY_FILE_PATH: ./memory.jsonl }", "    core: [search_nodes]"].join("\n"),
+    );
+    pool = await McpPool.connect(servers);
+  });
+  after(async () => {
+    await pool?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("mcp pool - create_entities then search_nodes finds the entity", async () => {
+    const created = await pool.callTool("memory.create_entities", {
+      entities: [{ name: "Switchyard", entityType: "project", observations: ["routes tool calls over NATS"] }],
+    });
+    assert.equal(created.success, true, created.error);
+
+    const found = await pool.callTool("memory.search_nodes", { query: "Switchyard" });
+    assert.equal(found.success, true, found.error);
+    assert.deepEqual(found.output, {
+      entities: [{ name: "Switchyard", entityType: "project", observations: ["routes tool calls over NATS"] }],
+      relations: [],
+    });
+    // The relative MEMORY_FILE_PATH was made absolute against the config's folder.
+    assert.match(await readFile(join(dir, "memory.jsonl"), "utf8"), /"name":"Switchyard"/);
+  });
+
+  it("mcp pool - memory tools: read-only ones READ, the rest WRITE, search_nodes core", () => {
+    const tools = new Map(pool.listTools().map((tool) => [tool.name, tool]));
+    assert.equal(tools.get("memory.search_nodes")?.sideEffect, ToolDefinition_SideEffect.READ);
+    assert.equal(tools.get("memory.search_nodes")?.core, true);
+    assert.equal(tools.get("memory.create_entities")?.sideEffect, ToolDefinition_SideEffect.WRITE);
+    assert.equal(tools.get("memory.delete_entities")?.sideEffect, ToolDefinition_SideEffect.WRITE);
+  });
+});
+
+describe("mcp pool - everything server", () => {
+  let dir = "";
+  let pool: McpPool;
+  const changed: string[] = [];
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "switchyard-pool-everything-"));
+    const servers = await configIn(dir, "servers:\n  everything:\n    command: mcp-server-everything\n");
+    pool = await McpPool.connect(servers, { onToolsChanged: (server) => changed.push(server) });
+  });
+  after(async () => {
+    await pool?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("mcp pool - a call slower than its timeout fails cleanly and the server stays usable", async () => {
+    const slow = await pool.callTool("everything.trigger-long-running-operation", { duration: 10, steps: 10 }, { timeoutMs: 300 });
+    assert.equal(slow.success, false);
+    assert.equal(slow.error, "everything.trigger-long-running-operation timed out after 300 ms");
+    assert.ok(slow.executionTimeMs >= 300 && slow.executionTimeMs < 3000, `took ${slow.executionTimeMs} ms`);
+
+    const echo = await pool.callTool("everything.echo", { message: "still here" });
+    assert.deepEqual({ success: echo.success, output: echo.output }, { success: true, output: "Echo: still here" });
+  });
+
+  it("mcp pool - structuredContent wins over text; non-text content stays as blocks", async () => {
+    const weather = await pool.callTool("everything.get-structured-content", { location: "New York" });
+    assert.equal(weather.success, true, weather.error);
+    assert.deepEqual(Object.keys(weather.output as object).sort(), ["conditions", "humidity", "temperature"]);
+
+    const image = await pool.callTool("everything.get-tiny-image", {});
+    assert.equal(image.success, true, image.error);
+    const blocks = image.output as { type: string }[];
+    assert.ok(Array.isArray(blocks));
+    assert.ok(blocks.some((block) => block.type === "image"));
+  });
+
+  it("mcp pool - a tools/list_changed notification re-reads the tools", async () => {
+    // server-everything announces list_changed right after initialization (it registers client-dependent tools).
+    for (let waited = 0; changed.length === 0 && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(changed.slice(0, 1), ["everything"]);
+    assert.ok(pool.listTools().some((tool) => tool.name === "everything.echo"));
+  });
+});
+
+describe("mcp pool - streamable HTTP", () => {
+  let server: ChildProcess | undefined;
+  let pool: McpPool | undefined;
+  let dir = "";
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "switchyard-pool-http-"));
+    const port = await freePort();
+    server = spawn(EVERYTHING, ["streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+    await waitForLine(server, /listening on port/);
+    const servers = await configIn(dir, `servers:\n  remote:\n    url: http://127.0.0.1:${port}/mcp\n`);
+    pool = await McpPool.connect(servers);
+  });
+  after(async () => {
+    await pool?.close();
+    server?.kill();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("mcp pool - lists and calls the tools of a url server", async () => {
+    assert.ok(pool?.listTools().some((tool) => tool.name === "remote.echo" && tool.server === "remote"));
+    const echo = await pool?.callTool("remote.echo", { message: "over http" });
+    assert.deepEqual({ success: echo?.success, output: echo?.output }, { success: true, output: "Echo: over http" });
+  });
+});
+
+describe("mcp pool - servers that cannot start", () => {
+  let dir = "";
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "switchyard-pool-fail-"));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("mcp pool - a missing command names the server", async () => {
+    const servers = await configIn(dir, "servers:\n  ghost:\n    command: no-such-mcp-server-anywhere\n");
+    await assert.rejects(McpPool.connect(servers), /cannot connect MCP servers: ghost: .*ENOENT/);
+  });
+
+  it("mcp pool - a server that exits at start names the server and shows its stderr", async () => {
+    const servers = await configIn(
+      dir,
+      [
+        "servers:",
+        "  fine:",
+        "    command: mcp-server-memory",
+        "    env: { MEMORY_FILE_PATH: ./memory.jsonl }",
+        "  broken:",
+        "    command: node",
+        `    args: ["-e", "console.error('boom: no config'); process.exit(3)"]`,
+      ].join("\n"),
+    );
+    await assert.rejects(McpPool.connect(servers), (error: Error) => {
+      assert.match(error.message, /cannot connect MCP servers: broken: .*boom: no config/);
+      assert.doesNotMatch(error.message, /fine:/);
+      return true;
+    });
+  });
+
+  it("mcp pool - a bare command is found in PATH first, then in the executor's node_modules/.bin", () => {
+    assert.match(resolveCommand("node", process.env["PATH"]), /\/node$/);
+    assert.equal(resolveCommand("mcp-server-memory", "/nonexistent"), fileURLToPath(new URL("../node_modules/.bin/mcp-server-memory", import.meta.url)));
+    assert.equal(resolveCommand("no-such-command-x", "/nonexistent"), "no-such-command-x");
+    assert.equal(resolveCommand("./rel/cmd", "/nonexistent"), "./rel/cmd");
+  });
+});
+
+describe("mcp pool - the repo's switchyard.yaml", () => {
+  let dir = "";
+  let pool: McpPool;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "switchyard-pool-default-"));
+    const { servers } = await loadServersConfig(REPO_CONFIG, { SWITCHYARD_DATA_DIR: dir });
+    // Started from an unrelated folder: "notes/todo.md" must not depend on the executor's cwd.
+    pool = await McpPool.connect(servers.map((server) => (server.transport === "stdio" ? { ...server, cwd: dir } : server)));
+  });
+  after(async () => {
+    await pool?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("mcp pool - filesystem.read_text_file reads examples/workspace/notes/todo.md as notes/todo.md", async () => {
+    const result = await pool.callTool("filesystem.read_text_file", { path: "notes/todo.md" });
+    assert.equal(result.success, true, result.error);
+    assert.deepEqual(result.output, { content: await readFile(REPO_TODO, "utf8") });
+    assert.equal(pool.listTools().some((tool) => tool.name === "filesystem.read_file"), false);
+    assert.equal(pool.listTools().find((tool) => tool.name === "memory.search_nodes")?.core, true);
+  });
+});
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const address = probe.address();
+  probe.close();
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+async function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void> {
+  let seen = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} within 10 s; stderr: ${seen}`)), 10_000);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString("utf8");
+      if (pattern.test(seen)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`exited with ${code}; stderr: ${seen}`)));
+  });
+}

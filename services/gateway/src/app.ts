@@ -1,0 +1,258 @@
+import Fastify from "fastify";
+import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { JsonValue } from "@bufbuild/protobuf";
+import {
+  ListToolsResponseSchema,
+  PacketSchema,
+  RouteResponseSchema,
+  SubmitPacketResponseSchema,
+} from "@switchyard/packet";
+import type { DescMessage } from "@bufbuild/protobuf";
+import { GatewayError } from "./deps.js";
+import type { GatewayDeps } from "./deps.js";
+import { errorBody, ErrorBodySchema, httpErrorOf } from "./errors.js";
+import { acceptedJson, listToolsJson, packetJson, routeResponseJson } from "./json.js";
+import { protoJsonSchemas, protoSchemaRef } from "./proto-json-schema.js";
+import { requestSchemas, toRouteInput, toSubmitInput } from "./requests.js";
+import type { GatewayLimits } from "./requests.js";
+
+export interface AppOptions extends GatewayLimits {
+  /** Fastify's logger option (`true`, pino options, …). @default false */
+  logger?: FastifyServerOptions["logger"];
+  /** A ready pino-compatible logger instead of `logger`. */
+  loggerInstance?: FastifyBaseLogger;
+}
+
+/** The messages whose JSON the API returns; their schemas become OpenAPI components. */
+const RESPONSE_MESSAGES: DescMessage[] = [PacketSchema, SubmitPacketResponseSchema, RouteResponseSchema, ListToolsResponseSchema];
+
+/** A response documented by a generated message schema; the body itself comes from protobuf-es `toJson`. */
+function protoResponse(desc: DescMessage, description: string) {
+  return Type.Unsafe<JsonValue>({ ...protoSchemaRef(desc), description });
+}
+
+function errorResponse(description: string) {
+  return Type.Unsafe<JsonValue>({ $ref: "Error#", description });
+}
+
+/**
+ * The HTTP API. main.ts listens on it; tests call `app.inject()`. Bodies are
+ * validated by the TypeBox schemas in requests.ts, which also make the OpenAPI
+ * document served at /docs/json (Swagger UI at /docs).
+ */
+export function buildApp(deps: GatewayDeps, opts: AppOptions) {
+  const app = Fastify({
+    bodyLimit: opts.bodyLimitBytes,
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // Responses are already proto3 JSON from protobuf-es; their schemas only document them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // JSON only: without this fastify parses text/plain bodies into strings.
+  app.removeContentTypeParser("text/plain");
+
+  for (const schema of protoJsonSchemas(RESPONSE_MESSAGES)) app.addSchema(schema);
+  app.addSchema({ ...ErrorBodySchema, $id: "Error" });
+
+  app.setErrorHandler((error, request, reply) => {
+    const body = httpErrorOf(error);
+    if (body.statusCode >= 500) request.log.error({ err: error }, "request failed");
+    return reply.code(body.statusCode).send(body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(404, `Route ${request.method}:${request.url} not found`)),
+  );
+
+  void app.register(swagger, {
+    openapi: {
+      openapi: "3.0.3",
+      info: {
+        title: "Switchyard",
+        description:
+          "A tool router for LLM agents. Route only (`POST /v1/route`) or run the full packet (`POST /v1/packets`). " +
+          "The same API is served over gRPC (`switchyard.v1.Router`).",
+        version: "v1",
+      },
+      tags: [
+        { name: "route", description: "Which tools should this turn see" },
+        { name: "packets", description: "The full flow: intent, route, select, review, execute, reinject" },
+        { name: "tools", description: "The tool catalog" },
+        { name: "health", description: "Probes" },
+      ],
+    },
+    transformObject: (document) => {
+      if (!("openapiObject" in document)) return document.swaggerObject;
+      // @fastify/swagger marks every request body required; the deny body is optional (preValidation supplies {}).
+      const deny = document.openapiObject.paths?.["/v1/packets/{packetId}/deny"]?.post;
+      if (deny?.requestBody && "content" in deny.requestBody) deny.requestBody.required = false;
+      return document.openapiObject;
+    },
+    // Components are named after the schemas' $id ("switchyard.v1.Packet", "Error") instead of def-0, def-1, ….
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`),
+    },
+  });
+  void app.register(swaggerUi, { routePrefix: "/docs" });
+  void app.register(routes(deps, opts));
+  return app;
+}
+
+export type GatewayApp = ReturnType<typeof buildApp>;
+
+function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTypebox {
+  const schemas = requestSchemas(limits);
+  const notFound = (packetId: string) => new GatewayError("not_found", `packet ${packetId} not found`);
+
+  return async (app) => {
+    app.post(
+      "/v1/packets",
+      {
+        schema: {
+          operationId: "submitPacket",
+          summary: "Run a request through the full packet flow",
+          description:
+            "Answers 200 with the finished packet (completed, failed, or waiting for approval or the user), " +
+            "or 202 with the packet id when it is still running after the wait timeout or `wait` is false.",
+          tags: ["packets"],
+          body: schemas.submitPacket,
+          response: {
+            200: protoResponse(PacketSchema, "The finished packet"),
+            202: protoResponse(SubmitPacketResponseSchema, "Still running; poll the Location header"),
+            400: errorResponse("The request is invalid"),
+            413: errorResponse("The body is larger than the limit"),
+            415: errorResponse("The body is not JSON"),
+            503: errorResponse("The fleet cannot take requests now"),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { packet, finished } = await deps.submitPacket(toSubmitInput(request.body));
+        if (finished) return packetJson(packet);
+        const packetId = packet.header?.packetId ?? "";
+        return reply.code(202).header("location", `/v1/packets/${encodeURIComponent(packetId)}`).send(acceptedJson(packetId));
+      },
+    );
+
+    app.get(
+      "/v1/packets/:packetId",
+      {
+        schema: {
+          operationId: "getPacket",
+          summary: "A packet, finished or in flight",
+          tags: ["packets"],
+          params: schemas.packetRef,
+          response: { 200: protoResponse(PacketSchema, "The packet"), 404: errorResponse("No packet has this id") },
+        },
+      },
+      async (request) => {
+        const packet = await deps.getPacket(request.params.packetId);
+        if (!packet) throw notFound(request.params.packetId);
+        return packetJson(packet);
+      },
+    );
+
+    app.post(
+      "/v1/packets/:packetId/approve",
+      {
+        schema: {
+          operationId: "approvePacket",
+          summary: "Approve the tool call a packet is waiting on; the packet resumes",
+          tags: ["packets"],
+          params: schemas.packetRef,
+          response: {
+            200: protoResponse(PacketSchema, "The packet after approval"),
+            404: errorResponse("No packet has this id"),
+            409: errorResponse("The packet is not awaiting approval"),
+          },
+        },
+      },
+      async (request) => packetJson(await deps.approvePacket(request.params.packetId)),
+    );
+
+    app.post(
+      "/v1/packets/:packetId/deny",
+      {
+        schema: {
+          operationId: "denyPacket",
+          summary: "Deny the tool call a packet is waiting on; the packet ends",
+          tags: ["packets"],
+          params: schemas.packetRef,
+          body: schemas.deny,
+          response: {
+            200: protoResponse(PacketSchema, "The packet after the denial"),
+            404: errorResponse("No packet has this id"),
+            409: errorResponse("The packet is not awaiting approval"),
+          },
+        },
+        // The body is optional: a bare POST denies without a reason.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+      },
+      async (request) => packetJson(await deps.denyPacket(request.params.packetId, request.body.reason ?? "")),
+    );
+
+    app.post(
+      "/v1/route",
+      {
+        schema: {
+          operationId: "route",
+          summary: "Which tools should this turn see? Executes nothing",
+          tags: ["route"],
+          body: schemas.route,
+          response: {
+            200: protoResponse(RouteResponseSchema, "Core tools and the best matches, with scores"),
+            400: errorResponse("The request is invalid"),
+          },
+        },
+      },
+      async (request) => routeResponseJson(await deps.route(toRouteInput(request.body))),
+    );
+
+    app.get(
+      "/v1/tools",
+      {
+        schema: {
+          operationId: "listTools",
+          summary: "The tool catalog",
+          tags: ["tools"],
+          response: { 200: protoResponse(ListToolsResponseSchema, "Every tool the router knows") },
+        },
+      },
+      async () => listToolsJson(await deps.listTools()),
+    );
+
+    const probeBody = Type.Object({ status: Type.String() });
+    app.get(
+      "/healthz",
+      {
+        schema: {
+          operationId: "healthz",
+          summary: "Liveness: 200 while the process runs",
+          tags: ["health"],
+          response: { 200: probeBody },
+        },
+      },
+      async () => ({ status: "ok" }),
+    );
+
+    app.get(
+      "/readyz",
+      {
+        schema: {
+          operationId: "readyz",
+          summary: "Readiness: 200 when the gateway can take requests",
+          tags: ["health"],
+          response: { 200: probeBody, 503: errorResponse("Not ready") },
+        },
+      },
+      async (_request, reply) =>
+        deps.isReady() ? { status: "ready" } : reply.code(503).send(errorBody(503, "not ready")),
+    );
+  };
+}

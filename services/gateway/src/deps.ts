@@ -1,0 +1,62 @@
+import type { Packet, RoutingCandidate, ToolDefinition, Turn } from "@switchyard/packet";
+
+/** A validated request for the full packet flow, as both front doors (HTTP and gRPC) hand it over. */
+export interface SubmitInput {
+  message: string;
+  /** Absent: the packet starts a new session (its id becomes the session id). */
+  sessionId?: string;
+  /** Earlier turns, oldest first. */
+  history: Turn[];
+  /** Allow-list of tool names; empty means the whole catalog. */
+  tools: string[];
+  /** Wait for the packet to finish (up to the wait timeout) or return at once. */
+  wait: boolean;
+}
+
+export interface RouteInput {
+  message: string;
+  history: Turn[];
+  /** How many semantic candidates to return; 0 means the router's default (as in RouteRequest.top_k). */
+  topK: number;
+  tools: string[];
+}
+
+/**
+ * Everything the gateway needs from the rest of the fleet. The HTTP app and the
+ * gRPC server only validate, call these and convert the answers; the
+ * implementation over NATS lives in main.ts.
+ *
+ * Methods report expected failures by throwing a {@link GatewayError}; any
+ * other error is answered as an internal error without its details.
+ */
+export interface GatewayDeps {
+  /** finished=false: still running after the wait timeout (or wait=false). */
+  submitPacket(input: SubmitInput): Promise<{ packet: Packet; finished: boolean }>;
+  /** undefined when no packet has that id. */
+  getPacket(packetId: string): Promise<Packet | undefined>;
+  /** Throws GatewayError "not_found" for an unknown id, "conflict" when the packet is not awaiting approval. */
+  approvePacket(packetId: string): Promise<Packet>;
+  /** Throws like {@link approvePacket}. */
+  denyPacket(packetId: string, reason: string): Promise<Packet>;
+  /** Route only: which tools should this turn see. Executes nothing. */
+  route(input: RouteInput): Promise<RoutingCandidate[]>;
+  listTools(): Promise<ToolDefinition[]>;
+  /** True once the gateway can take requests (bus connected, streams there); drives /readyz. */
+  isReady(): boolean;
+}
+
+export type GatewayErrorCode = "not_found" | "conflict" | "unavailable" | "invalid";
+
+/** An expected failure with a code that both front doors map to their own status (404/NOT_FOUND, …). */
+export class GatewayError extends Error {
+  override readonly name = "GatewayError";
+
+  constructor(
+    public readonly code: GatewayErrorCode,
+    message: string,
+    /** The request field at fault, for code "invalid". */
+    public readonly field?: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,145 @@
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { DescMessage, DescService, MessageShape } from "@bufbuild/protobuf";
+import * as grpc from "@grpc/grpc-js";
+import { HealthImplementation } from "grpc-health-check";
+import { Router } from "@switchyard/packet";
+import { GatewayError } from "./deps.js";
+import type { GatewayDeps } from "./deps.js";
+import { grpcErrorOf } from "./errors.js";
+import { listToolsResponse, routeResponse, submitResponse } from "./json.js";
+import { requestSchemas, requestValidator, toRouteInput, toSubmitInput, turnsToBody } from "./requests.js";
+import type { GatewayLimits, RouteBody, SubmitPacketBody } from "./requests.js";
+
+/** The health-checking name of the Router service, beside "" for the whole server. */
+export const ROUTER_SERVICE_NAME = Router.typeName;
+
+/**
+ * A grpc-js service definition made from a protobuf-es service descriptor:
+ * paths `/<package>.<Service>/<Method>`, messages in the binary wire format.
+ * Keys are the methods' local names (`submitPacket`); clients built from it
+ * with `makeGenericClientConstructor` have the same method names.
+ */
+export function grpcServiceDefinition(service: DescService): grpc.ServiceDefinition {
+  const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const method of service.methods) {
+    const codec = (desc: DescMessage) => ({
+      serialize: (message: unknown) => Buffer.from(toBinary(desc, message as MessageShape<DescMessage>)),
+      deserialize: (bytes: Buffer) => fromBinary(desc, bytes),
+    });
+    const input = codec(method.input);
+    const output = codec(method.output);
+    definition[method.localName] = {
+      path: `/${service.typeName}/${method.name}`,
+      requestStream: method.methodKind === "client_streaming" || method.methodKind === "bidi_streaming",
+      responseStream: method.methodKind === "server_streaming" || method.methodKind === "bidi_streaming",
+      requestSerialize: input.serialize,
+      requestDeserialize: input.deserialize,
+      responseSerialize: output.serialize,
+      responseDeserialize: output.deserialize,
+      originalName: method.name,
+    };
+  }
+  return definition;
+}
+
+type RouterMethods = (typeof Router)["method"];
+/** One async function per Router RPC, typed by the generated messages. */
+type RouterHandlers = {
+  [K in keyof RouterMethods]: (
+    request: MessageShape<RouterMethods[K]["input"]>,
+  ) => Promise<MessageShape<RouterMethods[K]["output"]>>;
+};
+
+export type GrpcServerOptions = GatewayLimits;
+
+/**
+ * The gRPC API (switchyard.v1.Router) and the standard health service, not yet
+ * bound: main.ts calls `server.bindAsync`, and on shutdown sets the health
+ * status to NOT_SERVING before `server.tryShutdown`.
+ */
+export function buildGrpcServer(
+  deps: GatewayDeps,
+  opts: GrpcServerOptions,
+): { server: grpc.Server; health: HealthImplementation } {
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": opts.bodyLimitBytes,
+  });
+  const handlers = routerHandlers(deps, opts);
+  const implementation: grpc.UntypedServiceImplementation = {};
+  for (const [name, handler] of Object.entries(handlers) as [string, (request: unknown) => Promise<unknown>][]) {
+    implementation[name] = unary(handler);
+  }
+  server.addService(grpcServiceDefinition(Router), implementation);
+
+  const health = new HealthImplementation({ "": "SERVING", [ROUTER_SERVICE_NAME]: "SERVING" });
+  health.addToServer(server);
+  return { server, health };
+}
+
+function unary(handler: (request: unknown) => Promise<unknown>): grpc.handleUnaryCall<unknown, unknown> {
+  return (call, callback) => {
+    handler(call.request).then(
+      (response) => callback(null, response),
+      (error: unknown) => callback(grpcErrorOf(error)),
+    );
+  };
+}
+
+function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandlers {
+  const schemas = requestSchemas(limits);
+  const check = {
+    submitPacket: requestValidator(schemas.submitPacket),
+    route: requestValidator(schemas.route),
+    packetRef: requestValidator(schemas.packetRef),
+    deny: requestValidator(schemas.deny),
+  };
+  /** Runs a validator and turns its failure into INVALID_ARGUMENT; returns the value as validated. */
+  function valid<T>(validator: (value: unknown) => ReturnType<typeof check.route>, value: T): T {
+    const failure = validator(value);
+    if (failure) throw new GatewayError("invalid", failure.message, failure.field);
+    return value;
+  }
+  // proto3 has no "absent" for strings and numbers: empty and zero mean "not given".
+  const packetId = (id: string) => valid(check.packetRef, { packetId: id }).packetId;
+
+  return {
+    async submitPacket(request) {
+      const body = valid<SubmitPacketBody>(check.submitPacket, {
+        message: request.message,
+        ...(request.sessionId ? { sessionId: request.sessionId } : {}),
+        history: turnsToBody(request.history),
+        tools: request.tools,
+        ...(request.wait === undefined ? {} : { wait: request.wait }),
+      });
+      const { packet, finished } = await deps.submitPacket(toSubmitInput(body));
+      return submitResponse(packet, finished);
+    },
+
+    async getPacket(request) {
+      const id = packetId(request.packetId);
+      const packet = await deps.getPacket(id);
+      if (!packet) throw new GatewayError("not_found", `packet ${id} not found`);
+      return packet;
+    },
+
+    approvePacket: async (request) => deps.approvePacket(packetId(request.packetId)),
+
+    async denyPacket(request) {
+      const id = packetId(request.packetId);
+      const { reason } = valid(check.deny, { reason: request.reason });
+      return deps.denyPacket(id, reason);
+    },
+
+    async route(request) {
+      const body = valid<RouteBody>(check.route, {
+        message: request.message,
+        history: turnsToBody(request.history),
+        ...(request.topK === 0 ? {} : { topK: request.topK }),
+        tools: request.tools,
+      });
+      return routeResponse(await deps.route(toRouteInput(body)));
+    },
+
+    listTools: async () => listToolsResponse(await deps.listTools()),
+  };
+}

@@ -1,0 +1,150 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstream } from "@nats-io/jetstream";
+import type { KV } from "@nats-io/kv";
+import type { Tracer } from "@opentelemetry/api";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import {
+  catalogKey,
+  doneSubject,
+  followCatalog,
+  loadPacket,
+  publishPacket,
+  recordHop,
+  ROUTE_SUBJECT,
+  startHopClock,
+} from "@switchyard/bus";
+import {
+  addReflection,
+  decodePacket,
+  encodePacket,
+  finish,
+  newPacket,
+  Packet_State,
+  RouteRequestSchema,
+  RouteResponseSchema,
+  routingOf,
+  ToolRoutingState_ExecutionStatus,
+} from "@switchyard/packet";
+import type { Packet, Stage, ToolDefinition } from "@switchyard/packet";
+import { GatewayError } from "./deps.js";
+import type { GatewayDeps } from "./deps.js";
+
+export interface NatsDepsOptions {
+  nc: NatsConnection;
+  packets: KV;
+  catalog: KV;
+  tracer: Tracer;
+  /** How long a waiting request waits for its packet before answering 202. */
+  waitTimeoutMs: number;
+  /** How long a route-only request waits for an embedding-router. */
+  routeTimeoutMs: number;
+  maxReinjections: number;
+}
+
+const SERVICE = "gateway";
+
+/** The gateway's view of the fleet, over NATS: packets into JetStream, route-only over request/reply. */
+export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayDeps & { close(): void }> {
+  const { nc, packets, tracer } = options;
+  const js = jetstream(nc);
+  const tools = new Map<string, ToolDefinition>();
+  const follower = await followCatalog(options.catalog, {
+    upsert: (tool) => tools.set(catalogKey(tool.name), tool),
+    remove: (key) => tools.delete(key),
+  });
+
+  /**
+   * Hands the packet to a stage and, when asked, waits for it to finish. The
+   * subscription to its done subject opens before the publish, so a fast
+   * packet cannot finish unseen; the packet is stored first so that
+   * `GET /v1/packets/{id}` finds it while it is in flight.
+   */
+  async function dispatch(packet: Packet, stage: Stage, wait: boolean, clock = startHopClock()) {
+    const packetId = packet.header!.packetId;
+    const done = wait ? nc.subscribe(doneSubject(packetId), { max: 1, timeout: options.waitTimeoutMs }) : undefined;
+    recordHop(packet, SERVICE, clock);
+    await packets.put(packetId, encodePacket(packet));
+    await publishPacket(js, tracer, stage, packet);
+    if (!done) return { packet, finished: false };
+    try {
+      for await (const msg of done) return { packet: decodePacket(msg.data), finished: true };
+    } catch {
+      // The subscription's timeout: the packet is still on its way.
+    }
+    return { packet, finished: false };
+  }
+
+  async function awaitingApproval(packetId: string): Promise<Packet> {
+    const packet = await loadPacket(packets, packetId);
+    if (!packet) throw new GatewayError("not_found", `no packet with id ${packetId}`);
+    if (packet.state !== Packet_State.AWAITING_APPROVAL) {
+      throw new GatewayError("conflict", `packet ${packetId} is ${Packet_State[packet.state]}, not AWAITING_APPROVAL`);
+    }
+    return packet;
+  }
+
+  return {
+    async submitPacket(input) {
+      const clock = startHopClock();
+      const packet = newPacket({
+        message: input.message,
+        sessionId: input.sessionId,
+        history: input.history,
+        allowedTools: input.tools,
+        maxReinjections: options.maxReinjections,
+      });
+      packet.state = Packet_State.DETECTING_INTENT;
+      return dispatch(packet, "intent", input.wait, clock);
+    },
+
+    getPacket: (packetId) => loadPacket(packets, packetId),
+
+    async approvePacket(packetId) {
+      const clock = startHopClock();
+      const packet = await awaitingApproval(packetId);
+      const routing = routingOf(packet);
+      routing.executionStatus = ToolRoutingState_ExecutionStatus.APPROVED;
+      packet.state = Packet_State.EXECUTING;
+      packet.stateReason = "";
+      addReflection(packet, { step: "approval", summary: `approved by the user: ${routing.selectedTool?.toolName ?? "?"}` });
+      return (await dispatch(packet, "execute", true, clock)).packet;
+    },
+
+    async denyPacket(packetId, reason) {
+      const packet = await awaitingApproval(packetId);
+      routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.USER_DENIED;
+      const summary = `denied by the user${reason ? `: ${reason}` : ""}`;
+      addReflection(packet, { step: "approval", summary });
+      finish(packet, Packet_State.COMPLETED, summary);
+      await packets.put(packetId, encodePacket(packet));
+      return packet;
+    },
+
+    async route(input) {
+      const request = create(RouteRequestSchema, {
+        message: input.message,
+        history: input.history,
+        topK: input.topK,
+        tools: input.tools,
+      });
+      let reply;
+      try {
+        reply = await nc.request(ROUTE_SUBJECT, toBinary(RouteRequestSchema, request), { timeout: options.routeTimeoutMs });
+      } catch (error) {
+        throw new GatewayError("unavailable", `no embedding-router answered: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      // NATS micro services report a handler's failure in these headers.
+      const serviceError = reply.headers?.get("Nats-Service-Error");
+      if (serviceError) throw new GatewayError("unavailable", `embedding-router: ${serviceError}`);
+      return fromBinary(RouteResponseSchema, reply.data).candidates;
+    },
+
+    async listTools() {
+      return [...tools.values()].sort((a, b) => a.name.localeCompare(b.name));
+    },
+
+    isReady: () => !nc.isClosed(),
+
+    close: () => follower.stop(),
+  };
+}

@@ -1,0 +1,156 @@
+import { create } from "@bufbuild/protobuf";
+import { Turn_Role, TurnSchema } from "@switchyard/packet";
+import type { Turn } from "@switchyard/packet";
+import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import type { Static, TSchema } from "@fastify/type-provider-typebox";
+import type { FastifySchemaValidationError } from "fastify";
+import type { RouteInput, SubmitInput } from "./deps.js";
+
+/**
+ * The requests both front doors accept. HTTP validates bodies with these
+ * schemas through fastify; gRPC turns its decoded message into the same JSON
+ * shape and runs the same validator, so a rule and its error message exist once.
+ */
+
+/** Bounds on what a request may carry; the same for HTTP and gRPC. */
+export interface GatewayLimits {
+  /** Largest request in bytes: the HTTP body limit and the gRPC receive limit. @default 1048576 */
+  bodyLimitBytes: number;
+  /** Longest user message, in characters. @default 32768 */
+  maxMessageChars: number;
+  /** Most earlier turns in `history`. @default 50 */
+  maxHistoryTurns: number;
+}
+
+export const TOP_K_MAX = 50;
+const MAX_ID_CHARS = 128;
+const MAX_TOOL_NAME_CHARS = 256;
+const MAX_REASON_CHARS = 2000;
+
+/** The proto's role names, and their lowercase spellings that chat APIs use. */
+const ROLE_NAMES = Object.keys(Turn_Role).filter((key) => Number.isNaN(Number(key)));
+const ROLE_SPELLINGS = [...ROLE_NAMES, ...ROLE_NAMES.map((name) => name.toLowerCase())];
+
+export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "maxHistoryTurns">) {
+  const turn = Type.Object(
+    {
+      role: Type.Enum(ROLE_SPELLINGS, { type: "string", description: "Who spoke; lowercase is accepted too" }),
+      content: Type.String(),
+    },
+    { additionalProperties: false },
+  );
+  const message = Type.String({ minLength: 1, maxLength: limits.maxMessageChars, description: "The user's latest turn" });
+  const history = Type.Array(turn, { maxItems: limits.maxHistoryTurns, description: "Earlier turns, oldest first" });
+  const tools = Type.Array(Type.String({ minLength: 1, maxLength: MAX_TOOL_NAME_CHARS }), {
+    description: "Allow-list of tool names; absent or empty means the whole catalog",
+  });
+
+  return {
+    submitPacket: Type.Object(
+      {
+        message,
+        sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ID_CHARS })),
+        history: Type.Optional(history),
+        tools: Type.Optional(tools),
+        wait: Type.Optional(
+          Type.Boolean({ default: true, description: "Wait for the finished packet, or return 202 with its id at once" }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    route: Type.Object(
+      {
+        message,
+        history: Type.Optional(history),
+        topK: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: TOP_K_MAX, description: "Semantic candidates to return; absent: the router's default" }),
+        ),
+        tools: Type.Optional(tools),
+      },
+      { additionalProperties: false },
+    ),
+    packetRef: Type.Object(
+      { packetId: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS }) },
+      { additionalProperties: false },
+    ),
+    deny: Type.Object(
+      { reason: Type.Optional(Type.String({ maxLength: MAX_REASON_CHARS, description: "Why the call was denied" })) },
+      { additionalProperties: false },
+    ),
+  };
+}
+
+export type RequestSchemas = ReturnType<typeof requestSchemas>;
+export type SubmitPacketBody = Static<RequestSchemas["submitPacket"]>;
+export type RouteBody = Static<RequestSchemas["route"]>;
+export type TurnBody = NonNullable<SubmitPacketBody["history"]>[number];
+
+/** A rejected request: what is wrong, and the field at fault when there is one ("history/3/role"). */
+export interface ValidationFailure {
+  message: string;
+  field?: string;
+}
+
+/**
+ * One failure out of a validator's errors, worded for the client. `part` is
+ * where the value came from ("body", "params"), or "" for a gRPC message.
+ */
+export function describeValidation(errors: readonly FastifySchemaValidationError[], part: string): ValidationFailure {
+  // An unknown or missing field is the clearest thing to report; TypeBox lists a
+  // "schema is false" error for an unknown field before the one that names it.
+  const error = errors.find((e) => e.keyword === "additionalProperties" || e.keyword === "required") ?? errors[0];
+  if (error === undefined) return { message: `${part || "request"} is invalid` };
+  const path = error.instancePath.replace(/^\//, ""); // JSON pointer without its leading slash: "history/0/role"
+  const at = (field: string) => [part, field].filter(Boolean).join("/");
+
+  if (error.keyword === "additionalProperties" || error.keyword === "required") {
+    const names = error.params[error.keyword === "required" ? "requiredProperties" : "additionalProperties"];
+    const name = Array.isArray(names) && typeof names[0] === "string" ? names[0] : "";
+    const field = [path, name].filter(Boolean).join("/");
+    return { field, message: `${at(field)} ${error.keyword === "required" ? "is required" : "is not a known field"}` };
+  }
+  const allowed = error.params.allowedValues;
+  const suffix = Array.isArray(allowed) ? `: ${allowed.join(", ")}` : "";
+  return path === ""
+    ? { message: `${at("") || "request"} ${error.message}${suffix}` }
+    : { field: path, message: `${at(path)} ${error.message}${suffix}` };
+}
+
+/**
+ * The validator fastify uses for these schemas, for callers outside fastify
+ * (gRPC). Returns the failure, or undefined when the value is valid.
+ */
+export function requestValidator(schema: TSchema): (value: unknown) => ValidationFailure | undefined {
+  const validate = TypeBoxValidatorCompiler({ schema, httpPart: "body", method: "POST", url: "" });
+  return (value) => {
+    const result = validate(value) as { error?: FastifySchemaValidationError[] };
+    return result.error ? describeValidation(result.error, "") : undefined;
+  };
+}
+
+/** Turns as validated (role in either case) into packet turns. */
+export function toTurns(history: readonly TurnBody[] | undefined): Turn[] {
+  return (history ?? []).map((turn) =>
+    create(TurnSchema, { role: Turn_Role[turn.role.toUpperCase() as keyof typeof Turn_Role], content: turn.content }),
+  );
+}
+
+/** Packet turns in the request JSON shape, so gRPC requests go through the HTTP validator. */
+export function turnsToBody(history: readonly Turn[]): TurnBody[] {
+  // An unknown enum number keeps its number, which the role check then rejects by name.
+  return history.map((turn) => ({ role: Turn_Role[turn.role] ?? String(turn.role), content: turn.content }));
+}
+
+export function toSubmitInput(body: SubmitPacketBody): SubmitInput {
+  return {
+    message: body.message,
+    ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
+    history: toTurns(body.history),
+    tools: body.tools ?? [],
+    wait: body.wait ?? true,
+  };
+}
+
+export function toRouteInput(body: RouteBody): RouteInput {
+  return { message: body.message, history: toTurns(body.history), topK: body.topK ?? 0, tools: body.tools ?? [] };
+}

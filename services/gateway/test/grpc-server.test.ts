@@ -1,0 +1,207 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { create } from "@bufbuild/protobuf";
+import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import * as grpc from "@grpc/grpc-js";
+import { service as healthService } from "grpc-health-check";
+import { Packet_State, Router, RoutingCandidate_Source, ToolRoutingState_ExecutionStatus, Turn_Role } from "@switchyard/packet";
+import { buildGrpcServer, grpcServiceDefinition, ROUTER_SERVICE_NAME } from "../src/grpc-server.js";
+import { GatewayError } from "../src/deps.js";
+import { CATALOG, InMemoryGatewayDeps, NEEDS_APPROVAL } from "./in-memory-deps.js";
+
+const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50 };
+type Methods = (typeof Router)["method"];
+/** How a client made by makeGenericClientConstructor exposes a unary method. */
+type UnaryMethod = (request: unknown, callback: (error: grpc.ServiceError | null, response: unknown) => void) => void;
+
+describe("gateway grpc", () => {
+  const deps = new InMemoryGatewayDeps();
+  const { server } = buildGrpcServer(deps, LIMITS);
+  let client: grpc.Client & Record<string, UnaryMethod>;
+  let health: grpc.Client & Record<string, UnaryMethod>;
+
+  /** Calls a Router method with a message built from its generated input schema. */
+  function call<K extends keyof Methods>(
+    method: K,
+    init: MessageInitShape<Methods[K]["input"]>,
+  ): Promise<MessageShape<Methods[K]["output"]>> {
+    const request = create(Router.method[method].input as DescMessage, init as never);
+    return new Promise((resolve, reject) => {
+      client[method]!(request, (error, response) =>
+        error ? reject(error) : resolve(response as MessageShape<Methods[K]["output"]>),
+      );
+    });
+  }
+
+  async function rejectsWith<K extends keyof Methods>(
+    method: K,
+    init: MessageInitShape<Methods[K]["input"]>,
+    code: grpc.status,
+    details?: RegExp,
+  ) {
+    await assert.rejects(call(method, init), (error: grpc.ServiceError) => {
+      assert.equal(error.code, code, `${grpc.status[code]} expected, got ${grpc.status[error.code]}: ${error.details}`);
+      if (details) assert.match(error.details, details);
+      return true;
+    });
+  }
+
+  before(async () => {
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
+    );
+    const Client = grpc.makeGenericClientConstructor(grpcServiceDefinition(Router), "Router");
+    client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as typeof client;
+    const HealthClient = grpc.makeGenericClientConstructor(healthService as unknown as grpc.ServiceDefinition, "Health");
+    health = new HealthClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as typeof health;
+  });
+
+  after(() => {
+    client.close();
+    health.close();
+    server.forceShutdown();
+  });
+
+  it("gateway grpc - the service definition has one method per Router RPC, on the proto's paths", () => {
+    const definition = grpcServiceDefinition(Router);
+    assert.deepEqual(
+      Object.values(definition).map((m) => m.path),
+      Router.methods.map((m) => `/switchyard.v1.Router/${m.name}`),
+    );
+    assert.ok(Object.values(definition).every((m) => !m.requestStream && !m.responseStream));
+  });
+
+  it("gateway grpc - SubmitPacket returns the finished packet with its id", async () => {
+    const response = await call("submitPacket", {
+      message: "read ./README.md",
+      history: [{ role: Turn_Role.ASSISTANT, content: "hello" }],
+      tools: ["filesystem.read_file"],
+    });
+    assert.equal(response.finished, true);
+    assert.equal(response.packet?.state, Packet_State.COMPLETED);
+    assert.equal(response.packetId, response.packet?.header?.packetId);
+    assert.equal(response.packet?.content?.history[0]?.role, Turn_Role.ASSISTANT);
+    const input = deps.submitted.at(-1);
+    assert.equal(input?.wait, true, "an unset wait means wait");
+    assert.equal(input?.sessionId, undefined, "an empty session id means none");
+    assert.deepEqual(input?.tools, ["filesystem.read_file"]);
+  });
+
+  it("gateway grpc - SubmitPacket with wait=false answers unfinished; GetPacket finds the packet", async () => {
+    const response = await call("submitPacket", { message: "list files", wait: false, sessionId: "s-9" });
+    assert.equal(response.finished, false);
+    const packet = await call("getPacket", { packetId: response.packetId });
+    assert.equal(packet.header?.sessionId, "s-9");
+    assert.equal(packet.state, Packet_State.DETECTING_INTENT);
+  });
+
+  it("gateway grpc - GetPacket of an unknown id is NOT_FOUND", async () => {
+    await rejectsWith("getPacket", { packetId: "nope" }, grpc.status.NOT_FOUND, /nope/);
+  });
+
+  it("gateway grpc - ApprovePacket resumes a waiting packet; again is FAILED_PRECONDITION", async () => {
+    const { packetId } = await call("submitPacket", { message: NEEDS_APPROVAL });
+    const approved = await call("approvePacket", { packetId });
+    assert.equal(approved.state, Packet_State.COMPLETED);
+    await rejectsWith("approvePacket", { packetId }, grpc.status.FAILED_PRECONDITION, /not AWAITING_APPROVAL/);
+    await rejectsWith("approvePacket", { packetId: "nope" }, grpc.status.NOT_FOUND);
+  });
+
+  it("gateway grpc - DenyPacket ends a waiting packet with the reason", async () => {
+    const { packetId } = await call("submitPacket", { message: NEEDS_APPROVAL });
+    const denied = await call("denyPacket", { packetId, reason: "not today" });
+    assert.equal(denied.toolRouting?.executionStatus, ToolRoutingState_ExecutionStatus.USER_DENIED);
+    assert.equal(denied.stateReason, "denied by the user: not today");
+    await rejectsWith("denyPacket", { packetId }, grpc.status.FAILED_PRECONDITION);
+  });
+
+  it("gateway grpc - Route returns candidates; top_k 0 asks for the router's default", async () => {
+    const top = await call("route", { message: "read a file", topK: 1 });
+    assert.deepEqual(
+      top.candidates.map((c) => [c.tool?.name, c.source]),
+      [["filesystem.read_file", RoutingCandidate_Source.SEMANTIC]],
+    );
+    const all = await call("route", { message: "read a file" });
+    assert.equal(all.candidates.length, CATALOG.length);
+    assert.equal(deps.routed.at(-1)?.topK, 0);
+  });
+
+  it("gateway grpc - ListTools returns the catalog", async () => {
+    const { tools } = await call("listTools", {});
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      CATALOG.map((t) => t.name),
+    );
+    assert.deepEqual(tools[0]?.inputSchema?.required, ["path"]);
+  });
+
+  const INVALID: { name: string; run: () => Promise<void> }[] = [
+    { name: "a missing message", run: () => rejectsWith("submitPacket", {}, grpc.status.INVALID_ARGUMENT, /^message /) },
+    { name: "a missing route message", run: () => rejectsWith("route", { topK: 3 }, grpc.status.INVALID_ARGUMENT, /^message /) },
+    {
+      name: "a message over maxMessageChars",
+      run: () =>
+        rejectsWith("submitPacket", { message: "x".repeat(LIMITS.maxMessageChars + 1) }, grpc.status.INVALID_ARGUMENT, /^message .*32768/),
+    },
+    {
+      name: "history over maxHistoryTurns",
+      run: () =>
+        rejectsWith(
+          "submitPacket",
+          { message: "hi", history: Array.from({ length: LIMITS.maxHistoryTurns + 1 }, () => ({ content: "a" })) },
+          grpc.status.INVALID_ARGUMENT,
+          /^history /,
+        ),
+    },
+    {
+      name: "an unknown role number",
+      run: () =>
+        rejectsWith("submitPacket", { message: "hi", history: [{ role: 9 as Turn_Role, content: "a" }] }, grpc.status.INVALID_ARGUMENT, /^history\/0\/role /),
+    },
+    { name: "top_k 51", run: () => rejectsWith("route", { message: "hi", topK: 51 }, grpc.status.INVALID_ARGUMENT, /^topK must be <= 50/) },
+    { name: "an empty packet id", run: () => rejectsWith("getPacket", {}, grpc.status.INVALID_ARGUMENT, /^packetId /) },
+    { name: "an empty tool name", run: () => rejectsWith("route", { message: "hi", tools: [""] }, grpc.status.INVALID_ARGUMENT, /^tools\/0 /) },
+  ];
+  for (const bad of INVALID) {
+    it(`gateway grpc - ${bad.name} is INVALID_ARGUMENT naming the field`, async () => {
+      const before = [deps.submitted.length, deps.routed.length];
+      await bad.run();
+      assert.deepEqual([deps.submitted.length, deps.routed.length], before, "nothing reaches the fleet");
+    });
+  }
+
+  it("gateway grpc - a request over the body limit is RESOURCE_EXHAUSTED", async () => {
+    await rejectsWith("submitPacket", { message: "x".repeat(2 * 1024 * 1024) }, grpc.status.RESOURCE_EXHAUSTED);
+  });
+
+  it("gateway grpc - errors from the deps map to UNAVAILABLE, INVALID_ARGUMENT and a detail-free INTERNAL", async () => {
+    try {
+      deps.failure = new GatewayError("unavailable", "no embedding-router answered");
+      await rejectsWith("route", { message: "hi" }, grpc.status.UNAVAILABLE, /no embedding-router answered/);
+      deps.failure = new GatewayError("invalid", "unknown tool", "tools/0");
+      await rejectsWith("listTools", {}, grpc.status.INVALID_ARGUMENT, /^tools\/0: unknown tool$/);
+      deps.failure = new Error("secret: db password");
+      await rejectsWith("listTools", {}, grpc.status.INTERNAL, /^internal error$/);
+    } finally {
+      deps.failure = undefined;
+    }
+  });
+
+  it("gateway grpc - health check is SERVING for the server and for the Router service", async () => {
+    assert.equal(ROUTER_SERVICE_NAME, "switchyard.v1.Router");
+    for (const service of ["", "switchyard.v1.Router"]) {
+      const response = await new Promise<{ status: string }>((resolve, reject) =>
+        health.Check!({ service }, (error, r) => (error ? reject(error) : resolve(r as { status: string }))),
+      );
+      assert.equal(response.status, "SERVING", `health of "${service}"`);
+    }
+    await assert.rejects(
+      new Promise((resolve, reject) =>
+        health.Check!({ service: "nope" }, (error, r) => (error ? reject(error) : resolve(r))),
+      ),
+      (error: grpc.ServiceError) => error.code === grpc.status.NOT_FOUND,
+    );
+  });
+});

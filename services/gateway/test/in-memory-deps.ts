@@ -1,0 +1,122 @@
+import { create } from "@bufbuild/protobuf";
+import {
+  finish,
+  newPacket,
+  Packet_State,
+  routingOf,
+  RoutingCandidate_Source,
+  RoutingCandidateSchema,
+  ToolDefinition_SideEffect,
+  ToolDefinitionSchema,
+  ToolRoutingState_ExecutionStatus,
+} from "@switchyard/packet";
+import type { Packet, RoutingCandidate, ToolDefinition } from "@switchyard/packet";
+import { GatewayError } from "../src/deps.js";
+import type { GatewayDeps, RouteInput, SubmitInput } from "../src/deps.js";
+
+/** A message that makes the in-memory fleet stop at AWAITING_APPROVAL, as a write tool would. */
+export const NEEDS_APPROVAL = "write the report to disk";
+
+export const CATALOG: ToolDefinition[] = [
+  create(ToolDefinitionSchema, {
+    name: "filesystem.read_file",
+    description: "Read a file",
+    inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    sideEffect: ToolDefinition_SideEffect.READ,
+    server: "filesystem",
+    serverToolName: "read_file",
+  }),
+  create(ToolDefinitionSchema, {
+    name: "filesystem.write_file",
+    description: "Write a file",
+    sideEffect: ToolDefinition_SideEffect.WRITE,
+    server: "filesystem",
+    serverToolName: "write_file",
+  }),
+  create(ToolDefinitionSchema, { name: "core.clarify", description: "Ask the user", core: true }),
+];
+
+/**
+ * In-memory deps for the HTTP- and gRPC-layer tests: packets live in a Map and
+ * "finish" at once, so the tests exercise the gateway's validation, status
+ * mapping and JSON, not the fleet. It records what the gateway handed over.
+ */
+export class InMemoryGatewayDeps implements GatewayDeps {
+  readonly packets = new Map<string, Packet>();
+  readonly submitted: SubmitInput[] = [];
+  readonly routed: RouteInput[] = [];
+  ready = true;
+  /** When set, route() and listTools() throw it (to test error mapping). */
+  failure: Error | undefined;
+
+  async submitPacket(input: SubmitInput) {
+    this.submitted.push(input);
+    const packet = newPacket({
+      message: input.message,
+      ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+      history: input.history,
+      allowedTools: input.tools,
+    });
+    this.packets.set(packet.header!.packetId, packet);
+    if (!input.wait) {
+      packet.state = Packet_State.DETECTING_INTENT;
+      return { packet, finished: false };
+    }
+    if (input.message === NEEDS_APPROVAL) {
+      routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.AWAITING_CONFIDENCE;
+      finish(packet, Packet_State.AWAITING_APPROVAL, "filesystem.write_file writes; approval needed");
+    } else {
+      finish(packet, Packet_State.COMPLETED);
+    }
+    return { packet, finished: true };
+  }
+
+  async getPacket(packetId: string) {
+    return this.packets.get(packetId);
+  }
+
+  async approvePacket(packetId: string) {
+    const packet = this.awaitingApproval(packetId);
+    routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.EXECUTED;
+    return finish(packet, Packet_State.COMPLETED);
+  }
+
+  async denyPacket(packetId: string, reason: string) {
+    const packet = this.awaitingApproval(packetId);
+    routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.USER_DENIED;
+    return finish(packet, Packet_State.COMPLETED, `denied by the user${reason ? `: ${reason}` : ""}`);
+  }
+
+  async route(input: RouteInput): Promise<RoutingCandidate[]> {
+    if (this.failure) throw this.failure;
+    this.routed.push(input);
+    const allowed = (tool: ToolDefinition) => input.tools.length === 0 || input.tools.includes(tool.name);
+    return CATALOG.filter(allowed)
+      .slice(0, input.topK || CATALOG.length)
+      .map((tool, i) =>
+        create(RoutingCandidateSchema, {
+          tool,
+          score: tool.core ? 0 : 0.9 - i / 10,
+          source: tool.core ? RoutingCandidate_Source.CORE : RoutingCandidate_Source.SEMANTIC,
+        }),
+      );
+  }
+
+  async listTools() {
+    if (this.failure) throw this.failure;
+    return CATALOG;
+  }
+
+  isReady() {
+    return this.ready;
+  }
+
+  private awaitingApproval(packetId: string): Packet {
+    const packet = this.packets.get(packetId);
+    if (!packet) throw new GatewayError("not_found", `no packet with id ${packetId}`);
+    if (packet.state !== Packet_State.AWAITING_APPROVAL) {
+      throw new GatewayError("conflict", `packet ${packetId} is ${Packet_State[packet.state]}, not AWAITING_APPROVAL`);
+    }
+    return packet;
+  }
+}

@@ -1,0 +1,19 @@
+import type { ConfigSchema } from "@switchyard/config";
+
+/** The intent stage's settings, read from the environment by `readConfig(configSchema, env)`. */
+export const configSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    /**
+     * How many user turns a router query may span, the current step included:
+     * 2 puts the latest earlier user turn before a step like "turn it off".
+     */
+    INTENT_MAX_QUERY_TURNS: { type: "integer", minimum: 1, maximum: 10, default: 2 },
+  },
+} satisfies ConfigSchema;
+
+export interface Config {
+  /** @default 2 */
+  INTENT_MAX_QUERY_TURNS: number;
+}

@@ -1,0 +1,213 @@
+/**
+ * The intent stage. A new packet: does the turn need a tool, and in how many
+ * steps? A reinjected packet (the executor ran a step and sent it back): is
+ * there another step, and may the loop run it under max_reinjections?
+ */
+import { create } from "@bufbuild/protobuf";
+import {
+  addReflection,
+  contentOf,
+  finish,
+  intentOf,
+  isFinal,
+  Packet_State,
+  routingOf,
+  ToolRoutingState_ExecutionStatus,
+  Turn_Role,
+  TurnSchema,
+} from "@switchyard/packet";
+import type { Packet, StageOutcome, ToolRoutingState, Turn } from "@switchyard/packet";
+import type { Config } from "./config.js";
+import { detectToolNeed } from "./detect.js";
+import type { ToolNeed } from "./detect.js";
+import { buildQuery, isAnaphoric } from "./query.js";
+import { splitSteps } from "./steps.js";
+
+const Status = ToolRoutingState_ExecutionStatus;
+
+/** The reflection-log step name of every entry this stage writes. */
+export const REFLECTION_STEP = "intent";
+
+/**
+ * Runs the stage on `packet` (mutating it): `{ next: "route" }` when a step is
+ * to be routed, `{ done: true }` when the packet has ended (its state and
+ * reflection log say how). A packet that is already final is left alone.
+ */
+export function intentStage(packet: Packet, config: Config): StageOutcome {
+  if (isFinal(packet.state)) return { done: true };
+  return intentOf(packet).steps.length === 0 ? firstPass(packet, config) : reinjectedPass(packet, config);
+}
+
+/**
+ * Whether the turn needs a tool. A short turn that only points back ("do it
+ * again") inherits the verdict of the latest earlier user request; a turn a
+ * rule recognised as chat ("thanks", "what do you think of it?") never does.
+ */
+export function decideToolNeed(prompt: string, history: readonly Turn[]): ToolNeed {
+  const need = detectToolNeed(prompt);
+  if (need.needsTool || need.rule !== "default:no-indicator" || !isAnaphoric(prompt)) return need;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const turn = history[i]!;
+    if (turn.role !== Turn_Role.USER) continue;
+    const earlier = detectToolNeed(turn.content);
+    if (earlier.rule.startsWith("smalltalk:")) continue;
+    return earlier.needsTool ? { needsTool: true, rule: `context:${earlier.rule}` } : need;
+  }
+  return need;
+}
+
+function firstPass(packet: Packet, config: Config): StageOutcome {
+  const content = contentOf(packet);
+  const intent = intentOf(packet);
+  const routing = routingOf(packet);
+  const prompt = content.originalPrompt;
+  const need = decideToolNeed(prompt, content.history);
+  intent.detectedBy = need.rule;
+
+  if (!need.needsTool) {
+    intent.userIntent = "chat";
+    routing.needsTool = false;
+    routing.routingRequested = false;
+    routing.executionStatus = Status.SKIPPED;
+    addReflection(packet, { step: REFLECTION_STEP, summary: `no tool needed (${need.rule}): ${whyNoTool(need.rule)}` });
+    finish(packet, Packet_State.COMPLETED);
+    return { done: true };
+  }
+
+  const steps = splitSteps(prompt);
+  if (steps.length === 0) steps.push(prompt.trim());
+  intent.userIntent = "tool_routing";
+  intent.steps = steps;
+  intent.stepIndex = 0;
+  intent.query = queryFor(packet, config);
+  routing.needsTool = true;
+  routing.routingRequested = true;
+  routing.executionStatus = Status.PENDING;
+  addReflection(packet, {
+    step: REFLECTION_STEP,
+    summary:
+      `tool needed (${need.rule}); ${plural(steps.length, "step")}: ${numbered(steps)}; ` +
+      `routing step 1 with query ${JSON.stringify(intent.query)}`,
+  });
+  packet.state = Packet_State.ROUTING;
+  return { next: "route" };
+}
+
+function reinjectedPass(packet: Packet, config: Config): StageOutcome {
+  const intent = intentOf(packet);
+  const routing = routingOf(packet);
+  const { steps } = intent;
+  const index = intent.stepIndex;
+  const label = `step ${index + 1} of ${steps.length}`;
+  const rest = steps.slice(index + 1);
+  const notDone = rest.length > 0 ? `; steps not done: ${numbered(rest, index + 1)}` : "";
+
+  switch (routing.executionStatus) {
+    case Status.FAILED: {
+      const error = routing.executionResult?.error;
+      addReflection(packet, {
+        step: REFLECTION_STEP,
+        summary: `${label} failed${error ? `: ${error}` : ""}; the loop stops${notDone}`,
+      });
+      finish(packet, Packet_State.COMPLETED);
+      return { done: true };
+    }
+    case Status.USER_DENIED:
+      addReflection(packet, { step: REFLECTION_STEP, summary: `${label} was denied; the loop stops${notDone}` });
+      finish(packet, Packet_State.COMPLETED);
+      return { done: true };
+    case Status.EXECUTED:
+    case Status.SKIPPED:
+      break;
+    default: {
+      // Only the executor reinjects, and only after a call; anything else is a bug upstream.
+      const reason = `reinjected with execution status ${Status[routing.executionStatus]}; expected a finished step`;
+      addReflection(packet, { step: REFLECTION_STEP, summary: reason });
+      finish(packet, Packet_State.FAILED, reason);
+      return { done: true };
+    }
+  }
+
+  // A dry run or a skipped call still ends its step: the loop moves on, the data fields say what happened.
+  const outcome = routing.dryRun ? "was a dry run" : routing.executionStatus === Status.SKIPPED ? "was skipped" : "done";
+
+  if (rest.length === 0) {
+    const all = steps.length === 1 ? "the only step is done" : `all ${steps.length} steps done`;
+    addReflection(packet, { step: REFLECTION_STEP, summary: outcome === "done" ? all : `${all} (${label} ${outcome})` });
+    finish(packet, Packet_State.COMPLETED);
+    return { done: true };
+  }
+
+  if (routing.reinjectionCount >= routing.maxReinjections) {
+    routing.executionStatus = Status.SKIPPED;
+    addReflection(packet, {
+      step: REFLECTION_STEP,
+      summary: `reinjection cap reached (${routing.reinjectionCount} of ${routing.maxReinjections})${notDone}`,
+    });
+    finish(packet, Packet_State.COMPLETED);
+    return { done: true };
+  }
+
+  intent.stepIndex = index + 1;
+  clearStep(routing);
+  intent.query = queryFor(packet, config);
+  addReflection(packet, {
+    step: REFLECTION_STEP,
+    summary:
+      `${label} ${outcome}; routing step ${index + 2} of ${steps.length}: ${JSON.stringify(steps[index + 1])} ` +
+      `with query ${JSON.stringify(intent.query)}`,
+  });
+  packet.state = Packet_State.ROUTING;
+  return { next: "route" };
+}
+
+/** The router's query for the current step; earlier steps count as earlier user turns. */
+function queryFor(packet: Packet, config: Config): string {
+  const intent = intentOf(packet);
+  const step = intent.steps[intent.stepIndex] ?? "";
+  const earlierSteps = intent.steps
+    .slice(0, intent.stepIndex)
+    .map((content) => create(TurnSchema, { role: Turn_Role.USER, content }));
+  return buildQuery(step, [...contentOf(packet).history, ...earlierSteps], { maxTurns: config.INTENT_MAX_QUERY_TURNS });
+}
+
+/**
+ * Forgets what belonged to the step just run, so the next one starts clean.
+ * The result itself stays in the packet's data fields, where the executor put it.
+ */
+function clearStep(routing: ToolRoutingState): void {
+  routing.candidates = [];
+  routing.selectedTool = undefined;
+  routing.alternativeTools = [];
+  routing.reviewConfidence = 0;
+  routing.reviewReasoning = "";
+  routing.dryRun = false;
+  routing.executionStatus = Status.PENDING;
+  routing.executionResult = undefined;
+}
+
+function whyNoTool(rule: string): string {
+  const family = rule.slice(0, rule.indexOf(":"));
+  switch (family) {
+    case "smalltalk":
+      return "small talk; the model answers it without a tool";
+    case "opinion":
+      return "an opinion question; the model answers it from what it knows";
+    case "question":
+      return rule === "question:how-to"
+        ? "a how-to question; it asks for steps, not for an action"
+        : "an explanation; the model answers it from what it knows";
+    default:
+      return rule === "default:empty"
+        ? "the prompt is empty"
+        : "no path, link, command, search, memory or device request found";
+  }
+}
+
+function numbered(steps: readonly string[], from = 0): string {
+  return steps.map((step, i) => `${from + i + 1}) ${step}`).join(", ");
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,67 @@
+/**
+ * The text the router searches with. Usually the step itself; but "turn it
+ * off" names no device, so a short step that points back at something gets
+ * the latest earlier user turn(s) in front of it (seed 001, "Handling
+ * Multi-turn Context"). The step is written twice and each earlier turn once,
+ * so that the step weighs more in a lexical or dense embedding than the
+ * context does.
+ */
+import { Turn_Role } from "@switchyard/packet";
+import type { Turn } from "@switchyard/packet";
+import { detectToolNeed } from "./detect.js";
+import { findPath, viewsOf, wordCount } from "./text.js";
+
+export interface QueryOptions {
+  /**
+   * How many user turns the query may span, the step included: 2 adds the one
+   * latest earlier user turn, 1 never adds context.
+   * @default 2
+   */
+  maxTurns?: number;
+}
+
+/** Longer steps say what they mean; only short ones lean on the turns before. */
+const MAX_ANAPHORIC_WORDS = 8;
+
+// Words that point back at something said before: "delete it", "open that file again",
+// "the other one", "do the same". "is it", "it is", "it's" are dummy subjects ("what time is it"),
+// and "this"/"these" mostly point forward, so neither counts.
+const BACK_REFERENCE =
+  /\b(?:it|them|those|that)\b(?<!\bis\s+it)(?!\s+(?:is|was)\b)(?!')|\b(?:again|same|previous|other\s+one|last\s+one|the\s+rest|retry|undo)\b|\bgo\s+ahead\b/;
+
+/** Whether a step is short and points back at earlier turns for its object. */
+export function isAnaphoric(step: string): boolean {
+  const { masked } = viewsOf(step.trim());
+  if (masked === "" || wordCount(masked) > MAX_ANAPHORIC_WORDS) return false;
+  // A step that names its own path or link needs no context.
+  if (findPath(step)) return false;
+  return BACK_REFERENCE.test(masked);
+}
+
+/**
+ * The router's query for `step`. `history` holds the earlier turns, oldest
+ * first; for a later step of a multi-step request the caller appends the
+ * earlier steps as user turns, so "delete it" finds what step 1 read.
+ */
+export function buildQuery(step: string, history: readonly Turn[], options: QueryOptions = {}): string {
+  const text = step.trim();
+  const maxTurns = options.maxTurns ?? 2;
+  if (maxTurns < 2 || !isAnaphoric(text)) return text;
+  const context = earlierUserTurns(history, text, maxTurns - 1);
+  if (context.length === 0) return text;
+  return [...context, text, text].join("\n");
+}
+
+/** Up to `limit` latest user turns before `step`, oldest first, skipping small talk and repeats of the step. */
+function earlierUserTurns(history: readonly Turn[], step: string, limit: number): string[] {
+  const picked: string[] = [];
+  for (let i = history.length - 1; i >= 0 && picked.length < limit; i--) {
+    const turn = history[i]!;
+    const content = turn.content.trim();
+    if (turn.role !== Turn_Role.USER || content === "" || content === step) continue;
+    // "thanks" between the request and "turn it off" says nothing about what "it" is.
+    if (detectToolNeed(content).rule.startsWith("smalltalk:")) continue;
+    picked.unshift(content);
+  }
+  return picked;
+}

@@ -1,0 +1,211 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { create } from "@bufbuild/protobuf";
+import {
+  addDataField,
+  newPacket,
+  Packet_State,
+  RoutingCandidateSchema,
+  SelectedToolSchema,
+  ToolExecutionResultSchema,
+  ToolRoutingState_ExecutionStatus as Status,
+  Turn_Role,
+  TurnSchema,
+} from "@switchyard/packet";
+import type { Packet } from "@switchyard/packet";
+import type { Config } from "../src/config.js";
+import { intentStage } from "../src/intent.js";
+
+const config: Config = { INTENT_MAX_QUERY_TURNS: 2 };
+
+/** What route → select → review → execute would leave behind for one step, then the executor's reinjection. */
+function runStep(packet: Packet, status: Status, options: { dryRun?: boolean; error?: string } = {}): void {
+  const routing = packet.toolRouting!;
+  const tool = `fs.step${packet.intent!.stepIndex + 1}`;
+  routing.candidates = [create(RoutingCandidateSchema, { tool: { name: tool }, score: 0.9 })];
+  routing.selectedTool = create(SelectedToolSchema, { toolName: tool, params: { path: "notes/a.md" } });
+  routing.alternativeTools = [create(SelectedToolSchema, { toolName: "fs.other" })];
+  routing.reviewConfidence = 0.9;
+  routing.reviewReasoning = "looks right";
+  routing.dryRun = options.dryRun ?? false;
+  routing.executionStatus = status;
+  routing.executionResult = create(ToolExecutionResultSchema, { success: status !== Status.FAILED, error: options.error ?? "" });
+  addDataField(packet, { key: "tool_result", value: { tool }, type: "tool_execution_result", source: "mcp:fs" });
+  routing.reinjectionCount += 1;
+  packet.state = Packet_State.REINJECTED;
+}
+
+const lastReflection = (packet: Packet) => packet.reasoning!.reflectionLog.at(-1)!;
+
+describe("intent", () => {
+  it("intent - small talk ends the packet: chat, SKIPPED, COMPLETED, and the log says why", () => {
+    const packet = newPacket({ message: "thanks, that was helpful!" });
+    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.equal(packet.intent!.userIntent, "chat");
+    assert.equal(packet.intent!.detectedBy, "smalltalk:thanks");
+    assert.equal(packet.toolRouting!.needsTool, false);
+    assert.equal(packet.toolRouting!.routingRequested, false);
+    assert.equal(packet.toolRouting!.executionStatus, Status.SKIPPED);
+    assert.deepEqual(packet.intent!.steps, []);
+    assert.equal(lastReflection(packet).step, "intent");
+    assert.match(lastReflection(packet).summary, /no tool needed \(smalltalk:thanks\): small talk/);
+  });
+
+  it("intent - a tool request is split into steps and sent to the router with the first step's query", () => {
+    const packet = newPacket({ message: "read notes/a.md, then delete it" });
+    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.equal(packet.state, Packet_State.ROUTING);
+    assert.equal(packet.intent!.userIntent, "tool_routing");
+    assert.equal(packet.intent!.detectedBy, "verb:read+path");
+    assert.deepEqual(packet.intent!.steps, ["read notes/a.md", "delete it"]);
+    assert.equal(packet.intent!.stepIndex, 0);
+    assert.equal(packet.intent!.query, "read notes/a.md");
+    assert.equal(packet.toolRouting!.needsTool, true);
+    assert.equal(packet.toolRouting!.routingRequested, true);
+    assert.match(lastReflection(packet).summary, /tool needed \(verb:read\+path\); 2 steps: 1\) read notes\/a\.md, 2\) delete it/);
+  });
+
+  it("intent - 'turn it off' after 'turn on the kitchen light' routes with the earlier turn in the query", () => {
+    const history = [
+      create(TurnSchema, { role: Turn_Role.USER, content: "turn on the kitchen light" }),
+      create(TurnSchema, { role: Turn_Role.ASSISTANT, content: "Done." }),
+    ];
+    const packet = newPacket({ message: "turn it off", history });
+    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.equal(packet.intent!.query, "turn on the kitchen light\nturn it off\nturn it off");
+  });
+
+  it("intent - 'do it again' needs a tool when the latest user request did, and says so", () => {
+    const history = [
+      create(TurnSchema, { role: Turn_Role.USER, content: "run the tests" }),
+      create(TurnSchema, { role: Turn_Role.ASSISTANT, content: "3 passed." }),
+    ];
+    const packet = newPacket({ message: "do it again", history });
+    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.equal(packet.intent!.detectedBy, "context:verb:run+object");
+    assert.equal(packet.intent!.query, "run the tests\ndo it again\ndo it again");
+
+    const chat = newPacket({ message: "do it again", history: [create(TurnSchema, { role: Turn_Role.USER, content: "write a haiku" })] });
+    assert.deepEqual(intentStage(chat, config), { done: true });
+    assert.equal(chat.intent!.detectedBy, "default:no-indicator");
+  });
+
+  it("intent - reinjection walks the steps, clears the step's fields, and ends with all steps done", () => {
+    const packet = newPacket({ message: "read notes/a.md, then delete it" });
+    intentStage(packet, config);
+
+    runStep(packet, Status.EXECUTED);
+    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    const routing = packet.toolRouting!;
+    assert.equal(packet.state, Packet_State.ROUTING);
+    assert.equal(packet.intent!.stepIndex, 1);
+    // "delete it" leans on the step before for its object.
+    assert.equal(packet.intent!.query, "read notes/a.md\ndelete it\ndelete it");
+    assert.deepEqual(routing.candidates, []);
+    assert.equal(routing.selectedTool, undefined);
+    assert.deepEqual(routing.alternativeTools, []);
+    assert.equal(routing.reviewConfidence, 0);
+    assert.equal(routing.reviewReasoning, "");
+    assert.equal(routing.dryRun, false);
+    assert.equal(routing.executionStatus, Status.PENDING);
+    assert.equal(routing.executionResult, undefined);
+    assert.equal(packet.content!.dataFields.length, 1, "the executor's result stays in the data fields");
+    assert.match(lastReflection(packet).summary, /step 1 of 2 done; routing step 2 of 2: "delete it"/);
+
+    runStep(packet, Status.EXECUTED);
+    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.equal(routing.executionStatus, Status.EXECUTED);
+    assert.equal(routing.reinjectionCount, 2);
+    assert.equal(packet.content!.dataFields.length, 2);
+    assert.equal(lastReflection(packet).summary, "all 2 steps done");
+  });
+
+  it("intent - a one-step request ends after its reinjection", () => {
+    const packet = newPacket({ message: "delete notes/old.md" });
+    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    runStep(packet, Status.EXECUTED);
+    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.equal(packet.toolRouting!.executionStatus, Status.EXECUTED);
+    assert.equal(lastReflection(packet).summary, "the only step is done");
+  });
+
+  it("intent - five steps under max_reinjections 3: three run, then SKIPPED with the cap and the steps left in the log", () => {
+    const packet = newPacket({
+      message: "1. read a.md 2. read b.md 3. read c.md 4. read d.md 5. read e.md",
+      maxReinjections: 3,
+    });
+    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.equal(packet.intent!.steps.length, 5);
+
+    const outcomes = [];
+    for (let i = 0; i < 5 && packet.state !== Packet_State.COMPLETED; i++) {
+      runStep(packet, Status.EXECUTED);
+      outcomes.push(intentStage(packet, config));
+    }
+    assert.deepEqual(outcomes, [{ next: "route" }, { next: "route" }, { done: true }]);
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.equal(packet.intent!.stepIndex, 2);
+    assert.equal(packet.toolRouting!.reinjectionCount, 3);
+    assert.equal(packet.toolRouting!.executionStatus, Status.SKIPPED);
+    assert.equal(packet.content!.dataFields.length, 3);
+    assert.equal(lastReflection(packet).summary, "reinjection cap reached (3 of 3); steps not done: 4) read d.md, 5) read e.md");
+  });
+
+  it("intent - a failed step stops the loop: COMPLETED, status FAILED, the error and the steps left in the log", () => {
+    const packet = newPacket({ message: "read a.md, then read b.md, then read c.md" });
+    intentStage(packet, config);
+    runStep(packet, Status.EXECUTED);
+    intentStage(packet, config);
+    runStep(packet, Status.FAILED, { error: "ENOENT: b.md" });
+    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.equal(packet.toolRouting!.executionStatus, Status.FAILED);
+    assert.equal(packet.intent!.stepIndex, 1);
+    assert.equal(lastReflection(packet).summary, "step 2 of 3 failed: ENOENT: b.md; the loop stops; steps not done: 3) read c.md");
+  });
+
+  it("intent - a dry run or a skipped call counts as a finished step", () => {
+    const packet = newPacket({ message: "write 'x' to a.md, then read b.md" });
+    intentStage(packet, config);
+    runStep(packet, Status.SKIPPED, { dryRun: true });
+    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.equal(packet.toolRouting!.dryRun, false);
+    assert.match(lastReflection(packet).summary, /^step 1 of 2 was a dry run; routing step 2 of 2/);
+
+    runStep(packet, Status.SKIPPED);
+    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.equal(packet.toolRouting!.executionStatus, Status.SKIPPED);
+    assert.equal(lastReflection(packet).summary, "all 2 steps done (step 2 of 2 was skipped)");
+  });
+
+  it("intent - a denied step stops the loop", () => {
+    const packet = newPacket({ message: "delete a.md, then delete b.md" });
+    intentStage(packet, config);
+    runStep(packet, Status.USER_DENIED);
+    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.equal(lastReflection(packet).summary, "step 1 of 2 was denied; the loop stops; steps not done: 2) delete b.md");
+  });
+
+  it("intent - a reinjected packet whose step never ran ends FAILED with the reason", () => {
+    const packet = newPacket({ message: "read a.md, then read b.md" });
+    intentStage(packet, config);
+    runStep(packet, Status.APPROVED);
+    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.equal(packet.state, Packet_State.FAILED);
+    assert.match(packet.stateReason, /reinjected with execution status APPROVED/);
+  });
+
+  it("intent - a packet that has already ended is left alone", () => {
+    const packet = newPacket({ message: "read a.md" });
+    packet.state = Packet_State.AWAITING_APPROVAL;
+    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.equal(packet.state, Packet_State.AWAITING_APPROVAL);
+    assert.deepEqual(packet.intent!.steps, []);
+    assert.equal(packet.reasoning!.reflectionLog.length, 0);
+  });
+});

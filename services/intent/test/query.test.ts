@@ -1,0 +1,70 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { create } from "@bufbuild/protobuf";
+import { Turn_Role, TurnSchema } from "@switchyard/packet";
+import type { Turn } from "@switchyard/packet";
+import { buildQuery, isAnaphoric } from "../src/query.js";
+
+const user = (content: string): Turn => create(TurnSchema, { role: Turn_Role.USER, content });
+const assistant = (content: string): Turn => create(TurnSchema, { role: Turn_Role.ASSISTANT, content });
+
+describe("query", () => {
+  it("query - a step that says what it means is the query as it stands", () => {
+    const history = [user("turn on the kitchen light"), assistant("Done.")];
+    assert.equal(buildQuery("  read notes/todo.md  ", history), "read notes/todo.md");
+    assert.equal(buildQuery("what time is it?", history), "what time is it?");
+  });
+
+  it("query - 'turn it off' gets the latest earlier user turn once and itself twice (seed 001)", () => {
+    const history = [user("turn on the kitchen light"), assistant("The kitchen light is on.")];
+    assert.equal(buildQuery("turn it off", history), "turn on the kitchen light\nturn it off\nturn it off");
+  });
+
+  it("query - small talk and assistant turns in between are skipped", () => {
+    const history = [
+      user("open notes/todo.md"),
+      assistant("Here it is."),
+      user("thanks!"),
+      assistant("You're welcome."),
+    ];
+    assert.equal(buildQuery("read that file again", history), "open notes/todo.md\nread that file again\nread that file again");
+  });
+
+  it("query - maxTurns bounds the context: 3 spans two earlier user turns, oldest first; 1 none", () => {
+    const history = [user("list the files in notes/"), user("open the second one"), assistant("ok")];
+    assert.equal(
+      buildQuery("do it again", history, { maxTurns: 3 }),
+      "list the files in notes/\nopen the second one\ndo it again\ndo it again",
+    );
+    assert.equal(buildQuery("do it again", history, { maxTurns: 1 }), "do it again");
+  });
+
+  it("query - no earlier user turn leaves the step alone", () => {
+    assert.equal(buildQuery("do it", []), "do it");
+    assert.equal(buildQuery("do it", [assistant("Shall I delete notes/old.md?")]), "do it");
+  });
+
+  it("query - a history that repeats the current prompt does not count it as context", () => {
+    assert.equal(buildQuery("turn it off", [user("turn on the fan"), user("turn it off")]), "turn on the fan\nturn it off\nturn it off");
+  });
+
+  const ANAPHORIC: [string, boolean][] = [
+    ["turn it off", true],
+    ["read that file again", true],
+    ["do it", true],
+    ["delete them", true],
+    ["the other one", true],
+    ["do the same for b.md", false],
+    ["what time is it", false],
+    ["it's broken", false],
+    ["read notes/todo.md", false],
+    ["open it from notes/a.md", false],
+    ["please go through the whole repository and tell me what it does in detail", false],
+    ["", false],
+  ];
+  for (const [step, expected] of ANAPHORIC) {
+    it(`query - isAnaphoric(${JSON.stringify(step)}) is ${expected}`, () => {
+      assert.equal(isAnaphoric(step), expected);
+    });
+  }
+});

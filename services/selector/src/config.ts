@@ -1,0 +1,67 @@
+import type { ConfigSchema } from "@switchyard/config";
+
+/**
+ * The selector's settings, read from the environment by `readConfig(configSchema, process.env)`.
+ * The weights shape the built-in heuristic's candidate score (see heuristic-selector.ts); they are
+ * normalised by their sum, so only their proportions matter.
+ */
+export const configSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    SELECTOR_ALTERNATIVES: {
+      type: "integer",
+      minimum: 0,
+      maximum: 10,
+      default: 2,
+      description: "How many runner-up tools to keep as alternatives on the packet.",
+    },
+    SELECTOR_WEIGHT_RETRIEVAL: {
+      type: "number",
+      minimum: 0,
+      default: 0.5,
+      description: "Weight of the embedding-router's score in the heuristic candidate score.",
+    },
+    SELECTOR_WEIGHT_ARGUMENTS: {
+      type: "number",
+      minimum: 0,
+      default: 0.3,
+      description: "Weight of argument fit: required arguments found in the request, and the request's paths used.",
+    },
+    SELECTOR_WEIGHT_ACTION: {
+      type: "number",
+      minimum: 0,
+      default: 0.2,
+      description: "Weight of action fit: the request's verb (read, write, delete…) against the verb in the tool's name.",
+    },
+    SELECTOR_DECISIVE_MARGIN: {
+      type: "number",
+      exclusiveMinimum: 0,
+      maximum: 1,
+      default: 0.15,
+      description: "Lead over the runner-up's score at which the margin counts in full towards confidence.",
+    },
+  },
+} as const satisfies ConfigSchema;
+
+export interface Config {
+  /** @default 2 */
+  SELECTOR_ALTERNATIVES: number;
+  /** @default 0.5 */
+  SELECTOR_WEIGHT_RETRIEVAL: number;
+  /** @default 0.3 */
+  SELECTOR_WEIGHT_ARGUMENTS: number;
+  /** @default 0.2 */
+  SELECTOR_WEIGHT_ACTION: number;
+  /** @default 0.15 */
+  SELECTOR_DECISIVE_MARGIN: number;
+}
+
+/** The settings with every default applied, for tests and for callers that build a Config by hand. */
+export const defaultConfig: Config = {
+  SELECTOR_ALTERNATIVES: 2,
+  SELECTOR_WEIGHT_RETRIEVAL: 0.5,
+  SELECTOR_WEIGHT_ARGUMENTS: 0.3,
+  SELECTOR_WEIGHT_ACTION: 0.2,
+  SELECTOR_DECISIVE_MARGIN: 0.15,
+};

@@ -1,0 +1,163 @@
+/**
+ * The select stage: picks one tool and its arguments among the packet's routing candidates,
+ * keeps the runners-up as alternatives, validates the arguments against the tool's
+ * inputSchema, and hands the packet to review.
+ *
+ * Rules that hold whatever Selector implementation is used:
+ * - only candidates can be selected; a choice naming any other tool is dropped;
+ * - arguments that fail validation cap the selection confidence at 0.5 and are named in the
+ *   selection reasoning (the reviewer refuses such a call);
+ * - no candidates, or no choice left, ends the packet COMPLETED with the tool SKIPPED.
+ */
+import { create } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
+import {
+  addReflection,
+  contentOf,
+  finish,
+  intentOf,
+  Packet_State,
+  routingOf,
+  SelectedToolSchema,
+  ToolRoutingState_ExecutionStatus,
+} from "@switchyard/packet";
+import type { Packet, RoutingCandidate, SelectedTool, StageOutcome } from "@switchyard/packet";
+import type { Config } from "./config.js";
+import { heuristicSelect } from "./heuristic-selector.js";
+import type { Choice, Selection, SelectionRequest, Selector } from "./selector.js";
+import { describeErrors, validateArguments } from "./validate-args.js";
+
+const STEP = "select";
+/** Invalid arguments never leave the selector with more confidence than this. */
+const INVALID_ARGUMENTS_CAP = 0.5;
+
+/** The select stage with the built-in heuristic; main.ts hands it every packet on `switchyard.packets.select`. */
+export function selectStage(packet: Packet, config: Config): StageOutcome {
+  const request = selectionRequestOf(packet);
+  if (request.candidates.length === 0) return skipNoCandidates(packet);
+  return applySelection(packet, request, heuristicSelect(request, config), config, "heuristic");
+}
+
+/** The select stage with any Selector (a model client, or the heuristic via heuristicSelector(config)). */
+export async function selectStageWith(packet: Packet, config: Config, selector: Selector): Promise<StageOutcome> {
+  const request = selectionRequestOf(packet);
+  if (request.candidates.length === 0) return skipNoCandidates(packet);
+  return applySelection(packet, request, await selector.select(request), config, selector.kind);
+}
+
+/** The text to act on (current step, else query, else original prompt), its fallbacks, and the candidates. */
+export function selectionRequestOf(packet: Packet): SelectionRequest {
+  const intent = intentOf(packet);
+  const step = intent.steps[intent.stepIndex] ?? "";
+  const texts = [step, intent.query, contentOf(packet).originalPrompt].map((t) => t.trim()).filter(Boolean);
+  const text = texts[0] ?? "";
+  const fallbackTexts = [...new Set(texts.slice(1))].filter((t) => t !== text);
+  return { text, fallbackTexts, candidates: routingOf(packet).candidates };
+}
+
+/** Writes a selector's answer onto the packet under the stage's rules (see the module comment). */
+export function applySelection(
+  packet: Packet,
+  request: SelectionRequest,
+  selection: Selection,
+  config: Config,
+  selectorKind: string,
+): StageOutcome {
+  const routing = routingOf(packet);
+  const byName = new Map(request.candidates.map((c) => [c.tool?.name ?? "", c]));
+  const seen = new Set<string>();
+  const outside: string[] = [];
+  const choices = selection.choices.filter((choice) => {
+    if (!byName.has(choice.toolName)) {
+      outside.push(choice.toolName);
+      return false;
+    }
+    if (seen.has(choice.toolName)) return false;
+    seen.add(choice.toolName);
+    return true;
+  });
+  const outsideNote = outside.length > 0 ? ` Dropped choices outside the candidates: ${outside.join(", ")}.` : "";
+
+  const best = choices[0];
+  if (!best) {
+    routing.selectedTool = undefined;
+    routing.alternativeTools = [];
+    routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
+    addReflection(packet, {
+      step: STEP,
+      summary: `No tool selected (${selectorKind}) among ${request.candidates.length} candidates: ${selection.reasoning}${outsideNote}`,
+    });
+    finish(packet, Packet_State.COMPLETED);
+    return { done: true };
+  }
+
+  const selected = toSelectedTool(best, byName.get(best.toolName)!);
+  const alternatives = choices
+    .slice(1, 1 + config.SELECTOR_ALTERNATIVES)
+    .map((choice) => toSelectedTool(choice, byName.get(choice.toolName)!).tool);
+
+  routing.needsTool = true;
+  routing.selectedTool = selected.tool;
+  routing.alternativeTools = alternatives;
+  // A packet back from reinjection must not carry the previous step's review into this one.
+  routing.reviewConfidence = 0;
+  routing.reviewReasoning = "";
+  routing.dryRun = false;
+  routing.executionStatus = ToolRoutingState_ExecutionStatus.AWAITING_CONFIDENCE;
+  packet.state = Packet_State.REVIEWING;
+
+  const alternativesNote = alternatives.length > 0 ? ` Alternatives: ${alternatives.map((a) => `${a.toolName} (${a.selectionConfidence.toFixed(2)})`).join(", ")}.` : "";
+  const summary = selected.errors
+    ? `Selected ${selected.tool.toolName} (${selectorKind}, confidence ${selected.tool.selectionConfidence.toFixed(2)}) but its arguments are invalid: ${selected.errors}; the reviewer will refuse it.`
+    : `Selected ${selected.tool.toolName} (${selectorKind}, confidence ${selected.tool.selectionConfidence.toFixed(2)}) with ${JSON.stringify(selected.tool.params ?? {})}.`;
+  addReflection(packet, {
+    step: STEP,
+    summary: `${summary}${alternativesNote}${outsideNote}`,
+    confidence: selected.tool.selectionConfidence,
+  });
+  return { next: "review" };
+}
+
+/** A choice as the packet's SelectedTool, validated against its candidate's schema. */
+function toSelectedTool(choice: Choice, candidate: RoutingCandidate): { tool: SelectedTool; errors?: string } {
+  const schema: JsonObject = candidate.tool?.inputSchema ?? {};
+  const result = validateArguments(schema, choice.params);
+  const confidence = clamp01(choice.confidence);
+  if (result.ok) {
+    return {
+      tool: create(SelectedToolSchema, {
+        toolName: choice.toolName,
+        params: choice.params,
+        selectionReasoning: choice.reasoning,
+        selectionConfidence: confidence,
+      }),
+    };
+  }
+  const errors = describeErrors(result.errors);
+  return {
+    errors,
+    tool: create(SelectedToolSchema, {
+      toolName: choice.toolName,
+      params: choice.params,
+      selectionReasoning: `${choice.reasoning} Invalid arguments: ${errors}.`,
+      selectionConfidence: Math.min(confidence, INVALID_ARGUMENTS_CAP),
+    }),
+  };
+}
+
+function skipNoCandidates(packet: Packet): StageOutcome {
+  const routing = routingOf(packet);
+  routing.selectedTool = undefined;
+  routing.alternativeTools = [];
+  routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
+  addReflection(packet, {
+    step: STEP,
+    summary: "No candidate tools for this step, so no tool was selected; the packet completes without a tool call.",
+  });
+  finish(packet, Packet_State.COMPLETED);
+  return { done: true };
+}
+
+function clamp01(value: number): number {
+  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
+}

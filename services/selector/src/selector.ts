@@ -1,0 +1,40 @@
+/**
+ * What any selector implementation answers to: the built-in heuristic today, an
+ * OpenAI-compatible model client later. The stage (select.ts) owns everything that must
+ * hold whatever the implementation: only candidates may be chosen, arguments are validated
+ * against the tool's schema, and the packet is updated the same way.
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { RoutingCandidate } from "@switchyard/packet";
+
+/** What a selector is asked. */
+export interface SelectionRequest {
+  /** The text to act on: the current step, else the intent's query, else the original prompt. */
+  text: string;
+  /** Texts to take missing required arguments from, most specific first (the query, the original prompt). */
+  fallbackTexts: string[];
+  /** The only tools that may be chosen. */
+  candidates: RoutingCandidate[];
+}
+
+/** One tool call the selector proposes. */
+export interface Choice {
+  /** The candidate's catalog name (ToolDefinition.name). */
+  toolName: string;
+  params: JsonObject;
+  /** 0–1: how sure the selector is that this is the right call. */
+  confidence: number;
+  reasoning: string;
+}
+
+/** The selector's answer: choices best first (empty when no tool fits), and why. */
+export interface Selection {
+  choices: Choice[];
+  reasoning: string;
+}
+
+export interface Selector {
+  /** "heuristic", "model", …: recorded in the reflection log. */
+  readonly kind: string;
+  select(request: SelectionRequest): Selection | Promise<Selection>;
+}

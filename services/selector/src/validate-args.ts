@@ -1,0 +1,111 @@
+/**
+ * Checks a tool call's arguments against the tool's own `inputSchema` with ajv.
+ *
+ * - Each schema is compiled once and cached by the hash of its canonical JSON, so the
+ *   hundreds of tools of a catalog cost one compilation each, not one per packet.
+ * - `strict: false`: tool schemas in the wild carry keywords ajv does not know ("title",
+ *   vendor extensions); they are ignored, not fatal.
+ * - Remote `$ref`s are never fetched: only the synchronous `compile` is used and no
+ *   `loadSchema` is configured, so an unresolvable `$ref` fails compilation, which is
+ *   reported as a validation error (the reviewer then refuses the call).
+ * - `$schema` picks the dialect: draft 2020-12 and 2019-09 have their own ajv classes; anything
+ *   else (draft-07, which MCP servers built on zod emit, or none) uses the draft-07 class.
+ */
+import { createHash } from "node:crypto";
+import { Ajv } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+
+export interface ArgumentError {
+  /** The argument at fault as a dotted path ("path", "edits.0.oldText"), or "(arguments)" for the whole object. */
+  field: string;
+  message: string;
+}
+
+export type ValidationResult = { ok: true } | { ok: false; errors: ArgumentError[] };
+
+/** Cached compilations, by schema hash; a schema that failed to compile caches its error. */
+const compiled = new Map<string, ValidateFunction | Error>();
+/** Enough for a large catalog; beyond it the oldest entry is dropped so memory stays bounded. */
+const CACHE_LIMIT = 2000;
+
+const options = { strict: false, allErrors: true, validateSchema: false } as const;
+const draft07 = new Ajv(options);
+const draft2019 = new Ajv2019(options);
+const draft2020 = new Ajv2020(options);
+
+// The 2020-12 and 2019-09 meta-schema URIs, as "$schema" names them.
+const DRAFT_2020 = /draft\/2020-12\/schema/;
+const DRAFT_2019 = /draft\/2019-09\/schema/;
+
+/** Validates `args` against `schema`; see the module comment for the rules. */
+export function validateArguments(schema: JsonObject, args: JsonObject): ValidationResult {
+  const validate = compile(schema);
+  if (validate instanceof Error) {
+    return { ok: false, errors: [{ field: "(arguments)", message: `the tool's inputSchema cannot be used: ${validate.message}` }] };
+  }
+  if (validate(args)) return { ok: true };
+  return { ok: false, errors: (validate.errors ?? []).map(toArgumentError) };
+}
+
+function compile(schema: JsonObject): ValidateFunction | Error {
+  const key = hashOf(schema);
+  const cached = compiled.get(key);
+  if (cached) return cached;
+  let result: ValidateFunction | Error;
+  const { $schema, ...body } = schema;
+  const dialect = typeof $schema === "string" ? $schema : "";
+  const ajv = DRAFT_2020.test(dialect) ? draft2020 : DRAFT_2019.test(dialect) ? draft2019 : draft07;
+  try {
+    result = ajv.compile(body);
+  } catch (error) {
+    result = error instanceof Error ? error : new Error(String(error));
+  }
+  if (compiled.size >= CACHE_LIMIT) compiled.delete(compiled.keys().next().value as string);
+  compiled.set(key, result);
+  return result;
+}
+
+/** sha256 of the schema's canonical JSON (keys sorted), so equal schemas share one compilation. */
+function hashOf(schema: JsonObject): string {
+  return createHash("sha256").update(canonicalJson(schema)).digest("hex");
+}
+
+function canonicalJson(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] ?? null)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function toArgumentError(error: ErrorObject): ArgumentError {
+  // "/edits/0/oldText" → ["edits", "0", "oldText"]; JSON Pointer escapes "~1" and "~0" are undone.
+  const parts = error.instancePath
+    .split("/")
+    .filter(Boolean)
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~")); // JSON Pointer unescaping (RFC 6901 §4).
+  const missing = error.params["missingProperty"];
+  if (error.keyword === "required" && typeof missing === "string") parts.push(missing);
+  const extra = error.params["additionalProperty"];
+  if (error.keyword === "additionalProperties" && typeof extra === "string") parts.push(extra);
+  const field = parts.length > 0 ? parts.join(".") : "(arguments)";
+  const message =
+    error.keyword === "required" ? "is required"
+    : error.keyword === "additionalProperties" ? "is not a parameter of this tool"
+    : (error.message ?? "is invalid");
+  return { field, message };
+}
+
+/** How many distinct schemas are compiled and cached (for tests and metrics). */
+export function cachedSchemaCount(): number {
+  return compiled.size;
+}
+
+/** One line naming every error, for reasoning texts: "path: is required; head: must be number". */
+export function describeErrors(errors: ArgumentError[]): string {
+  return errors.map((e) => `${e.field}: ${e.message}`).join("; ");
+}

@@ -1,0 +1,167 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { SERVICES } from "@switchyard/fleet";
+import { eventually, fleetSkipReason, startTestFleet } from "./harness.js";
+import type { TestFleet } from "./harness.js";
+
+const skip = fleetSkipReason();
+if (skip) console.log(`# fleet tests skipped: ${skip}`);
+
+/** Every reflection-log summary of a packet, one string, for "the log says why" checks. */
+function reflections(packet: any): string {
+  return packet.reasoning.reflectionLog.map((e: any) => `${e.step}: ${e.summary}`).join("\n");
+}
+
+describe("fleet - six services on a real nats-server with real MCP servers", { skip }, () => {
+  let t: TestFleet;
+
+  before(async () => {
+    t = await startTestFleet();
+  });
+
+  after(async () => {
+    await t?.close();
+  });
+
+  it("fleet - reading notes/todo.md runs the filesystem tool and reinjects the packet", async () => {
+    const { status, json: packet } = await t.post("/v1/packets", { message: "please read the file notes/todo.md" });
+    assert.equal(status, 200, JSON.stringify(packet));
+    assert.equal(packet.state, "COMPLETED", reflections(packet));
+    assert.equal(packet.toolRouting.executionStatus, "EXECUTED", reflections(packet));
+    assert.equal(packet.toolRouting.selectedTool.toolName, "filesystem.read_text_file");
+    const content = readFileSync(join(t.workspace, "notes/todo.md"), "utf8");
+    const result = packet.content.dataFields.find((f: any) => f.key === "tool_result");
+    assert.ok(result, "a tool_result data field");
+    assert.ok(JSON.stringify(result.value).includes(JSON.stringify(content).slice(1, -1)), "the file's real content");
+    assert.ok(packet.toolRouting.reinjectionCount >= 1);
+    const latest = packet.reasoning.sketchpad.find((s: any) => s.slot === "latest_tool_result");
+    assert.ok(latest, "sketchpad slot latest_tool_result");
+
+    // Hops: the six services in order, each a different process, then intent again after reinjection.
+    const services = packet.hops.map((h: any) => h.service);
+    assert.deepEqual(services.slice(0, 6), [...SERVICES]);
+    assert.equal(services[6], "intent");
+    const instances = new Set(packet.hops.slice(0, 6).map((h: any) => h.instance));
+    assert.equal(instances.size, 6);
+    const pids = SERVICES.map((s) => t.fleet.processes.get(s)!.child.pid);
+    for (const [i, hop] of packet.hops.slice(0, 6).entries()) {
+      assert.equal(hop.instance.split(":").at(-1), String(pids[i]), `hop ${i + 1} ran in ${SERVICES[i]}'s process`);
+      assert.equal(hop.hop, i + 1);
+    }
+
+    const stored = await t.get(`/v1/packets/${packet.header.packetId}`);
+    assert.equal(stored.status, 200);
+    assert.equal(stored.json.toolRouting.executionStatus, "EXECUTED");
+  });
+
+  it("fleet - small talk needs no tool and executes nothing", async () => {
+    const { status, json: packet } = await t.post("/v1/packets", { message: "thanks, that was helpful!" });
+    assert.equal(status, 200);
+    assert.equal(packet.toolRouting.needsTool, false);
+    assert.notEqual(packet.toolRouting.executionStatus, "EXECUTED");
+    assert.equal(packet.content.dataFields.length, 0);
+    assert.deepEqual(packet.hops.map((h: any) => h.service), ["gateway", "intent"]);
+  });
+
+  it("fleet - a write is not executed and the reflection log says why", async () => {
+    const { json: packet } = await t.post("/v1/packets", {
+      message: "write 'hello there' to the file notes/new.md",
+    });
+    assert.notEqual(packet.toolRouting.executionStatus, "EXECUTED", reflections(packet));
+    assert.equal(existsSync(join(t.workspace, "notes/new.md")), false, "the file was not written");
+    assert.match(reflections(packet), /dry-run|approval|ALLOW_WRITE_TOOLS/i);
+  });
+
+  it("fleet - a delete is not executed and the reflection log says why", async () => {
+    const { json: packet } = await t.post("/v1/packets", { message: "delete the file notes/todo.md" });
+    assert.notEqual(packet.toolRouting.executionStatus, "EXECUTED", reflections(packet));
+    assert.ok(existsSync(join(t.workspace, "notes/todo.md")), "the file is still there");
+    assert.ok(packet.reasoning.reflectionLog.length > 0);
+    assert.match(reflections(packet), /not|skip|dry-run|approval/i);
+  });
+
+  it("fleet - route-only lists candidates with scores, core tools included, and executes nothing", async () => {
+    const { status, json } = await t.post("/v1/route", { message: "list the files in the notes directory" });
+    assert.equal(status, 200, JSON.stringify(json));
+    assert.ok(json.candidates.length >= 2);
+    const names = json.candidates.map((c: any) => c.tool.name);
+    assert.ok(names.includes("filesystem.list_directory"), names.join(","));
+    const core = json.candidates.filter((c: any) => c.source === "CORE");
+    assert.ok(core.length >= 1, "core tools are included");
+    for (const c of json.candidates) assert.equal(typeof c.score, "number");
+    // The allow-list is never exceeded.
+    const only = await t.post("/v1/route", { message: "list the files", tools: ["filesystem.list_directory"] });
+    assert.deepEqual(only.json.candidates.map((c: any) => c.tool.name), ["filesystem.list_directory"]);
+  });
+
+  it("fleet - the tool catalog lists the MCP servers' tools", async () => {
+    const { status, json } = await t.get("/v1/tools");
+    assert.equal(status, 200);
+    const names = json.tools.map((tool: any) => tool.name);
+    assert.ok(names.includes("filesystem.read_text_file"));
+    assert.ok(names.includes("memory.search_nodes"));
+    assert.ok(!names.includes("filesystem.read_file"), "excluded by switchyard.yaml");
+  });
+
+  it("fleet - bad bodies get 400 or 413 naming the field, and the fleet keeps serving", async () => {
+    const notJson = await t.post("/v1/packets", "{not json");
+    assert.equal(notJson.status, 400);
+    const missing = await t.post("/v1/packets", { sessionId: "s" });
+    assert.equal(missing.status, 400);
+    assert.match(missing.json.message, /message/);
+    const wrongType = await t.post("/v1/packets", { message: 42 });
+    assert.equal(wrongType.status, 400);
+    assert.match(wrongType.json.message, /message/);
+    const wrongWait = await t.post("/v1/packets", { message: "hi", wait: "soon" });
+    assert.equal(wrongWait.status, 400);
+    assert.match(wrongWait.json.message, /wait/);
+    const huge = await t.post("/v1/packets", { message: "x".repeat(2 * 1024 * 1024) });
+    assert.equal(huge.status, 413);
+    const ok = await t.post("/v1/packets", { message: "hello" });
+    assert.equal(ok.status, 200);
+  });
+
+  it("fleet - the reinjection cap ends a long request with SKIPPED and says why", async () => {
+    const { json: packet } = await t.post("/v1/packets", {
+      message:
+        "read notes/todo.md, then list the directory notes, then read notes/todo.md, then list the directory notes, then read notes/todo.md",
+    });
+    assert.equal(packet.toolRouting.reinjectionCount, 3, reflections(packet));
+    assert.equal(packet.toolRouting.executionStatus, "SKIPPED", reflections(packet));
+    assert.match(reflections(packet), /reinjection cap/i);
+    const executions = packet.content.dataFields.filter((f: any) => f.key === "tool_result");
+    assert.equal(executions.length, 3);
+  });
+
+  it("fleet - wait=false answers 202 and the packet can be fetched when done", async () => {
+    const { status, json } = await t.post("/v1/packets", { message: "please read the file notes/todo.md", wait: false });
+    assert.equal(status, 202);
+    const id = json.packetId;
+    const done = await eventually(async () => {
+      const r = await t.get(`/v1/packets/${id}`);
+      return r.json?.state === "COMPLETED" ? r.json : undefined;
+    });
+    assert.equal(done.toolRouting.executionStatus, "EXECUTED");
+    assert.equal((await t.get("/v1/packets/00000000-0000-0000-0000-000000000000")).status, 404);
+  });
+
+  it("fleet - a stage killed and restarted mid-run loses no packet", async () => {
+    await t.fleet.kill("selector");
+    const { status, json } = await t.post("/v1/packets", { message: "please read the file notes/todo.md", wait: false });
+    assert.equal(status, 202);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const waiting = await t.get(`/v1/packets/${json.packetId}`);
+    assert.notEqual(waiting.json.state, "COMPLETED", "nothing can finish without a selector");
+    await t.fleet.start("selector");
+    const done = await eventually(async () => {
+      const r = await t.get(`/v1/packets/${json.packetId}`);
+      return r.json?.state === "COMPLETED" ? r.json : undefined;
+    });
+    assert.equal(done.toolRouting.executionStatus, "EXECUTED");
+    const selectorHops = done.hops.filter((h: any) => h.service === "selector");
+    assert.equal(selectorHops.length, 1);
+    assert.equal(selectorHops[0].instance.split(":").at(-1), String(t.fleet.processes.get("selector")!.child.pid));
+  });
+});

@@ -1,0 +1,110 @@
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { natsServerAvailable, startLocalNats } from "@switchyard/local-nats";
+import type { LocalNats } from "@switchyard/local-nats";
+import { startFleet } from "@switchyard/fleet";
+import type { Fleet, FleetOptions, ServiceName } from "@switchyard/fleet";
+
+const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+export interface TestFleet {
+  nats: LocalNats;
+  fleet: Fleet;
+  /** A copy of examples/workspace that the filesystem MCP server serves. */
+  workspace: string;
+  /** Where the memory MCP server keeps its file. */
+  dataDir: string;
+  url: string;
+  logs: string[];
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string }>;
+  get(path: string): Promise<{ status: number; json: any; text: string }>;
+  close(): Promise<void>;
+}
+
+/** Why a fleet test cannot run here, or undefined when it can. */
+export function fleetSkipReason(): string | undefined {
+  return natsServerAvailable() ? undefined : "no nats-server on PATH (apt-get install nats-server)";
+}
+
+/**
+ * Starts a private nats-server and the six services as processes, serving a
+ * fresh copy of examples/workspace through the real MCP filesystem server.
+ */
+export async function startTestFleet(options: Partial<FleetOptions> = {}): Promise<TestFleet> {
+  const nats = await startLocalNats();
+  const workspace = mkdtempSync(join(tmpdir(), "switchyard-ws-"));
+  cpSync(join(REPO_ROOT, "examples/workspace"), workspace, { recursive: true });
+  const dataDir = mkdtempSync(join(tmpdir(), "switchyard-data-"));
+  const logs: string[] = [];
+  let fleet: Fleet;
+  try {
+    fleet = await startFleet({
+      natsUrl: nats.url,
+      ...options,
+      env: {
+        HTTP_PORT: "0",
+        GRPC_PORT: "0",
+        HEALTH_PORT: "0",
+        HTTP_HOST: "127.0.0.1",
+        HEALTH_HOST: "127.0.0.1",
+        LOG_LEVEL: "info",
+        SWITCHYARD_CONFIG: join(REPO_ROOT, "switchyard.yaml"),
+        SWITCHYARD_WORKSPACE: workspace,
+        SWITCHYARD_DATA_DIR: dataDir,
+        ...options.env,
+      },
+      onLog: (service: ServiceName, _record, line) => {
+        logs.push(`${service} | ${line}`);
+      },
+    });
+  } catch (error) {
+    await nats.stop();
+    throw new Error(`${String(error)}\n${logs.join("\n")}`, { cause: error });
+  }
+  const url = fleet.gatewayUrl();
+  const call = async (path: string, init?: RequestInit) => {
+    const response = await fetch(`${url}${path}`, init);
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, json, text };
+  };
+  return {
+    nats,
+    fleet,
+    workspace,
+    dataDir,
+    url,
+    logs,
+    post: (path, body, headers = {}) =>
+      call(path, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      }),
+    get: (path) => call(path),
+    async close() {
+      await fleet.stop();
+      await nats.stop();
+      rmSync(workspace, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls until `check` returns a value, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
