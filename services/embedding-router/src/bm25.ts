@@ -58,12 +58,14 @@ export class Bm25Index {
   }
 
   /**
-   * BM25 of every document that shares a term with the query, and the
-   * query's reference score: what a document of average length that contains
-   * each known query term once would get. Dividing by it puts scores on a
-   * scale that does not depend on the catalog's size or the query's length.
+   * BM25 of every document that matches the query, and the query's reference
+   * score: what a document of average length that contains each query word
+   * once would get. Each query word may come with weighted alternatives
+   * (related words); a document scores the best of them for that word.
+   * Dividing by the reference puts scores on a scale that does not depend on
+   * the catalog's size or the query's length.
    */
-  score(queryTerms: readonly string[]): { scores: Map<string, number>; reference: number } {
+  score(query: readonly QueryTerm[]): { scores: Map<string, number>; reference: number } {
     const scores = new Map<string, number>();
     const n = this.docs.size;
     if (n === 0) return { scores, reference: 0 };
@@ -71,17 +73,26 @@ export class Bm25Index {
     const { k1, b } = this.params;
     let reference = 0;
     // a repeated query word counts once per occurrence, as in the query's own bag of words
-    for (const term of queryTerms) {
-      const posting = this.postings.get(term);
-      if (!posting) continue;
-      const idf = this.idf(term);
-      reference += idf;
-      for (const [id, tf] of posting) {
-        const length = this.docs.get(id)!.length;
-        const s = (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / avgLength));
-        scores.set(id, (scores.get(id) ?? 0) + s);
+    for (const alternatives of query) {
+      const best = new Map<string, number>();
+      let bestIdf = 0;
+      for (const { term, weight } of alternatives) {
+        const posting = this.postings.get(term);
+        if (!posting) continue;
+        const idf = this.idf(term);
+        bestIdf = Math.max(bestIdf, weight * idf);
+        for (const [id, tf] of posting) {
+          const length = this.docs.get(id)!.length;
+          const s = (weight * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / avgLength));
+          best.set(id, Math.max(best.get(id) ?? 0, s));
+        }
       }
+      reference += bestIdf;
+      for (const [id, s] of best) scores.set(id, (scores.get(id) ?? 0) + s);
     }
     return { scores, reference };
   }
 }
+
+/** One query word as its alternatives: the word itself (weight 1) and related words (less). */
+export type QueryTerm = readonly { term: string; weight: number }[];

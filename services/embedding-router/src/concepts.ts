@@ -16,7 +16,7 @@ export const CONCEPT_GROUPS: readonly (readonly string[])[] = [
   ["get", "fetch", "retrieve", "obtain"],
   ["read", "open", "view"],
   ["write", "save", "store"],
-  ["create", "make", "new", "add", "generate", "mkdir"],
+  ["create", "new", "add", "generate", "mkdir"],
   ["delete", "remove", "erase", "rm", "unlink"],
   ["update", "modify", "change", "edit", "alter", "replace"],
   ["move", "rename", "relocate", "mv"],
@@ -34,11 +34,12 @@ export const CONCEPT_GROUPS: readonly (readonly string[])[] = [
   // things
   ["directory", "folder", "dir", "subdirectory", "subfolder"],
   ["file", "document", "doc"],
-  ["image", "picture", "photo", "photograph", "pic", "png", "jpg", "jpeg"],
+  ["size", "big", "large", "bytes", "kb", "mb"],
+  ["image", "picture", "photo", "photograph", "pic"],
   ["video", "clip", "youtube"],
   ["movie", "film", "cinema"],
   ["music", "song", "album", "playlist", "singer"],
-  ["audio", "sound", "mp3", "voice", "speech", "spoken"],
+  ["audio", "sound", "voice", "speech", "spoken"],
   ["email", "mail", "inbox", "gmail"],
   ["weather", "forecast", "temperature", "rain", "snow", "sunny"],
   ["price", "cost", "pricing", "expensive", "cheap"],
@@ -78,6 +79,25 @@ export const CONCEPT_GROUPS: readonly (readonly string[])[] = [
   ["contact", "phone"],
 ];
 
+/**
+ * Words that imply a concept without being interchangeable with its words:
+ * "notes/todo.md" is about a text file, but "md" is not "json". In BM25 they
+ * work in one direction, from the query word to the implied words; in the
+ * dense vector they add the implied words' concept groups.
+ */
+const IMPLIED_BY: readonly (readonly [words: readonly string[], implied: readonly string[]])[] = [
+  [["txt", "md", "markdown", "json", "csv", "yaml", "yml", "xml", "html", "ts", "js", "py"], ["file", "text"]],
+  [["pdf", "docx"], ["file", "document"]],
+  [["png", "jpg", "jpeg", "gif", "svg", "webp"], ["file", "image"]],
+  [["mp3", "wav", "ogg", "flac"], ["file", "audio"]],
+  [["mp4", "mov", "webm"], ["file", "video"]],
+];
+
+/** stem → the words it implies. */
+const IMPLIED: ReadonlyMap<string, readonly string[]> = new Map(
+  IMPLIED_BY.flatMap(([words, implied]) => words.map((word) => [stem(word), implied] as const)),
+);
+
 /** stem → the index of each concept group it belongs to. */
 const CONCEPTS_BY_STEM: ReadonlyMap<string, readonly number[]> = (() => {
   const map = new Map<string, number[]>();
@@ -92,7 +112,37 @@ const CONCEPTS_BY_STEM: ReadonlyMap<string, readonly number[]> = (() => {
   return map;
 })();
 
-/** The concept groups a stem belongs to (usually none, sometimes one). */
+/** stem → the other stems of its groups. */
+const RELATED: ReadonlyMap<string, readonly string[]> = (() => {
+  const map = new Map<string, string[]>();
+  for (const group of CONCEPT_GROUPS) {
+    const stems = [...new Set(group.map(stem))];
+    for (const s of stems) {
+      const related = map.get(s) ?? [];
+      for (const other of stems) if (other !== s && !related.includes(other)) related.push(other);
+      map.set(s, related);
+    }
+  }
+  return map;
+})();
+
+/** The concept groups a stem belongs to or implies (usually none, sometimes one). */
 export function conceptsOf(stemmed: string): readonly number[] {
-  return CONCEPTS_BY_STEM.get(stemmed) ?? [];
+  const own = CONCEPTS_BY_STEM.get(stemmed) ?? [];
+  const implied = IMPLIED.get(stemmed);
+  if (implied === undefined) return own;
+  return [...new Set([...own, ...implied.flatMap((word) => CONCEPTS_BY_STEM.get(stem(word)) ?? [])])];
+}
+
+/** The stems that share a concept group with this one: "folder" → "directori", "dir", … */
+export function relatedStems(stemmed: string): readonly string[] {
+  const implied = IMPLIED.get(stemmed);
+  if (implied === undefined) return RELATED.get(stemmed) ?? [];
+  const out = new Set<string>();
+  for (const word of implied) {
+    const s = stem(word);
+    out.add(s);
+    for (const r of RELATED.get(s) ?? []) out.add(r);
+  }
+  return [...out];
 }

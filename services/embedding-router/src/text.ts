@@ -22,7 +22,7 @@ export const STOPWORDS: ReadonlySet<string> = new Set([
   // request filler
   "please", "pls", "kindly", "thanks", "thank", "hey", "can", "could", "would", "will", "shall", "should", "may",
   "might", "must", "want", "wanna", "need", "like", "let", "lets", "know", "help", "tell", "able", "possible",
-  "something", "anything", "someone", "way", "using", "use", "used",
+  "something", "anything", "someone", "way", "using", "use", "used", "make",
   // every tool is one
   "tool", "tools", "plugin", "plugins",
 ]);
@@ -121,12 +121,12 @@ function replaceSuffix(w: string, rules: readonly (readonly [string, string])[],
 
 const STEP2: readonly (readonly [string, string])[] = (
   [
-  ["ational", "ate"], ["tional", "tion"], ["enci", "ence"], ["anci", "ance"], ["izer", "ize"], ["bli", "ble"],
-  ["alli", "al"], ["entli", "ent"], ["eli", "e"], ["ousli", "ous"], ["ization", "ize"], ["ation", "ate"],
-  ["ator", "ate"], ["alism", "al"], ["iveness", "ive"], ["fulness", "ful"], ["ousness", "ous"], ["aliti", "al"],
+    ["ational", "ate"], ["tional", "tion"], ["enci", "ence"], ["anci", "ance"], ["izer", "ize"], ["bli", "ble"],
+    ["alli", "al"], ["entli", "ent"], ["eli", "e"], ["ousli", "ous"], ["ization", "ize"], ["ation", "ate"],
+    ["ator", "ate"], ["alism", "al"], ["iveness", "ive"], ["fulness", "ful"], ["ousness", "ous"], ["aliti", "al"],
     ["iviti", "ive"], ["biliti", "ble"], ["logi", "log"],
   ] as [string, string][]
-).sort((a, b) => b[0].length - a[0].length);
+).sort((a, b) => b[0].length - a[0].length); // the longest matching suffix decides
 
 const STEP3: readonly (readonly [string, string])[] = [
   ["icate", "ic"], ["ative", ""], ["alize", "al"], ["iciti", "ic"], ["ical", "ic"], ["ful", ""], ["ness", ""],
@@ -170,7 +170,7 @@ export function stem(word: string): string {
   if (w.endsWith("y") && hasVowel(w.slice(0, -1))) w = w.slice(0, -1) + "i";
   w = replaceSuffix(w, STEP2, (rest) => measure(rest) > 0);
   w = replaceSuffix(w, STEP3, (rest) => measure(rest) > 0);
-  // 4: derivational suffixes of longer stems ("translation", "translator" → "transl")
+  // 4: derivational suffixes of longer stems ("adjustment" → "adjust")
   for (const suffix of STEP4) {
     if (!w.endsWith(suffix)) continue;
     const rest = w.slice(0, -suffix.length);

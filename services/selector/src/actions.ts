@@ -1,7 +1,8 @@
 /**
  * The action a request asks for and the action a tool's name promises, as a small vocabulary
- * of verbs. The selector prefers tools whose name verb matches the request's verb
- * ("read notes.md" → read_text_file rather than write_file).
+ * of verbs, and the things both speak of. The selector prefers tools whose name verb matches
+ * the request's verb ("read notes.md" → read_text_file rather than write_file), and doubts
+ * tools whose name speaks of other things than the request ("read the file" → not read_graph).
  */
 import { scanMessage } from "./scan-message.js";
 
@@ -28,18 +29,46 @@ const WORD = /[a-z']+/g;
 // camelCase, snake_case, kebab-case and dotted boundaries in tool names.
 const NAME_BOUNDARY = /(?<=[a-z0-9])(?=[A-Z])|[_\-\s.]+/;
 
-/** The actions a request's verbs ask for, ignoring words inside quotes and paths ("read save.txt" only reads). */
-export function requestActions(text: string): Set<Action> {
+/** Words in tool names that name neither an action nor a thing: "list_directory_with_sizes", "get_file_info". */
+const NAME_FILLER = new Set(["with", "by", "of", "to", "from", "for", "in", "on", "the", "a", "an", "and", "or", "all", "get", "set", "as", "is"]);
+
+// A path that ends in a file extension ("notes/todo.md"): the request speaks of a file.
+const FILE_PATH = /\.[A-Za-z][A-Za-z0-9]{0,7}$/;
+// A path that ends in a slash ("notes/"): the request speaks of a directory.
+const DIRECTORY_PATH = /[/\\]$/;
+
+/** The words of a request outside quotes and paths, as stems, plus "file"/"directory" for the paths it names. */
+export function requestWords(text: string): Set<string> {
   const scan = scanMessage(text);
   let plain = scan.unquoted;
+  const words = new Set<string>();
   for (const span of [...scan.paths, ...scan.globs, ...scan.extensions]) {
     plain = plain.slice(0, span.start) + " ".repeat(span.end - span.start) + plain.slice(span.end);
   }
-  const actions = new Set<Action>();
-  for (const word of plain.toLowerCase().match(WORD) ?? []) {
-    for (const stem of stems(word)) for (const action of REQUEST_VERBS[stem] ?? []) actions.add(action);
+  for (const path of scan.paths.filter((p) => p.strong)) {
+    if (FILE_PATH.test(path.value)) words.add("file");
+    if (DIRECTORY_PATH.test(path.value)) for (const w of ["directory", "folder", "dir"]) words.add(w);
   }
+  for (const word of plain.toLowerCase().match(WORD) ?? []) for (const stem of stems(word)) words.add(stem);
+  return words;
+}
+
+/** The actions a request's verbs ask for, ignoring words inside quotes and paths ("read save.txt" only reads). */
+export function requestActions(words: Set<string>): Set<Action> {
+  const actions = new Set<Action>();
+  for (const word of words) for (const action of REQUEST_VERBS[word] ?? []) actions.add(action);
   return actions;
+}
+
+/** The things a tool's name speaks of, as stems: "read_text_file" → text, file; "list_allowed_directories" → allowed, directory, …. */
+export function toolNouns(toolName: string): Set<string> {
+  const local = toolName.slice(toolName.lastIndexOf(".") + 1);
+  const nouns = new Set<string>();
+  for (const word of local.split(NAME_BOUNDARY).map((w) => w.toLowerCase())) {
+    if (!word || NAME_FILLER.has(word) || TOOL_VERBS[word]) continue;
+    for (const stem of stems(word)) nouns.add(stem);
+  }
+  return nouns;
 }
 
 /** The actions a tool's name promises: "filesystem.read_text_file" → read; "memory.add_observations" → create. */
@@ -62,6 +91,9 @@ export function stems(word: string): string[] {
     // A doubled final consonant: "running" → "run", "dropped" → "drop".
     if (base.length > 2 && base[base.length - 1] === base[base.length - 2]) forms.push(base.slice(0, -1));
   }
+  // "directories" → "directory", "entities" → "entity".
+  const ies = strip("ies");
+  if (ies) forms.push(`${ies}y`);
   const plural = strip("es");
   if (plural) forms.push(plural);
   const single = strip("s");

@@ -26,13 +26,13 @@ export const configSchema = {
       type: "number",
       minimum: 0,
       default: 0.3,
-      description: "Weight of argument fit: required arguments found in the request, and the request's paths used.",
+      description: "Weight of argument fit: required arguments found in the request, the request's paths used.",
     },
-    SELECTOR_WEIGHT_ACTION: {
+    SELECTOR_WEIGHT_NAME: {
       type: "number",
       minimum: 0,
       default: 0.2,
-      description: "Weight of action fit: the request's verb (read, write, delete…) against the verb in the tool's name.",
+      description: "Weight of name fit: the request's verb (read, write, delete…) and nouns (file, directory…) against the words of the tool's name.",
     },
     SELECTOR_DECISIVE_MARGIN: {
       type: "number",
@@ -52,7 +52,7 @@ export interface Config {
   /** @default 0.3 */
   SELECTOR_WEIGHT_ARGUMENTS: number;
   /** @default 0.2 */
-  SELECTOR_WEIGHT_ACTION: number;
+  SELECTOR_WEIGHT_NAME: number;
   /** @default 0.15 */
   SELECTOR_DECISIVE_MARGIN: number;
 }
@@ -62,6 +62,6 @@ export const defaultConfig: Config = {
   SELECTOR_ALTERNATIVES: 2,
   SELECTOR_WEIGHT_RETRIEVAL: 0.5,
   SELECTOR_WEIGHT_ARGUMENTS: 0.3,
-  SELECTOR_WEIGHT_ACTION: 0.2,
+  SELECTOR_WEIGHT_NAME: 0.2,
   SELECTOR_DECISIVE_MARGIN: 0.15,
 };

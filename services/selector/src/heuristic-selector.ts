@@ -3,35 +3,45 @@
  * candidate's schema.
  *
  * Candidate score (0–1), weights from config and normalised by their sum:
- *   score = (wR·retrieval + wA·argumentFit + wX·actionFit) / (wR + wA + wX), × 0.8 when the
+ *   score = (wR·retrieval + wA·argumentFit + wN·nameFit) / (wR + wA + wN), × 0.8 when the
  *   tool's description says it is deprecated (MCP servers keep deprecated aliases such as
  *   filesystem's read_file beside read_text_file, with the same schema).
  *   - retrieval: the embedding-router's score, clamped to 0–1 (if any score exceeds 1, all
  *     are divided by the largest, so a router with another scale still ranks correctly).
- *   - argumentFit = requiredFound × pathUse × plural:
- *     requiredFound = required properties filled / required properties (1 when none);
- *     pathUse = 0.5 + 0.5 · (paths in the request the arguments use / paths in the request)
- *     (1 when the request names no path), so a tool that ignores the file the user named fits worse;
- *     plural = 0.8 when an array argument got a single item (a many-files tool for one file).
- *   - actionFit: 1 when the request's verb matches the verb in the tool's name, 0 when both
- *     have verbs and they differ, 0.5 when either has none.
+ *   - argumentFit = (0.5 + 0.5·requiredFound) × (0.5 + 0.5·pathUse) × plural × fileKind:
+ *     requiredFound = required properties filled / required properties (1 when none); a tool
+ *     missing arguments is incomplete rather than wrong, so it keeps half (confidence, below,
+ *     is what pays for the gap);
+ *     pathUse = share of the paths the request names that the arguments use (Extraction.pathUse),
+ *     so a tool that ignores the file the user named fits worse;
+ *     plural = 0.5 when an array argument got a single item (a many-files tool for one file);
+ *     fileKind = 0.5 when the tool's name says text or media and a file argument is of the other kind.
+ *   - nameFit = verbFit × nounFit: verbFit is 1 when the request's verb matches the verb in the
+ *     tool's name, 0 when both have verbs and they differ, 0.5 when either has none; nounFit is
+ *     0.5 when the tool's name speaks of things the request does not mention while another
+ *     candidate's name does ("read the file": read_graph), else 1.
  *
  * Confidence of the best candidate (0–1):
- *   confidence = (0.5·s1 + 0.5·min(1, (s1 − s2) / decisiveMargin)) × (0.5 + 0.5·requiredFound)
- *   where s1 is its score, s2 the runner-up's (0 when alone), and decisiveMargin
- *   SELECTOR_DECISIVE_MARGIN (0.15). A strong candidate that clearly leads and has all its
- *   required arguments lands near 0.9; close runners-up pull it towards 0.5·s1, and each
- *   missing required argument halves its share (all missing: at most 0.5).
- *   Alternatives get the same formula with no margin term: 0.5·s × (0.5 + 0.5·requiredFound).
+ *   confidence = s1 × (0.5 + 0.5·min(1, (s1 − s2) / decisiveMargin)) × (0.5 + 0.5·requiredFound)
+ *   - s1: its score, so confidence never exceeds how well the tool fits;
+ *   - s2: the score of the best runner-up that would do something different (0 when none).
+ *     A runner-up that is equivalent (same side effect, same verbs in its name, the same
+ *     arguments) is skipped: hesitating between read_text_file and its deprecated alias
+ *     read_file, or list_directory and list_directory_with_sizes, is no doubt about the outcome;
+ *   - decisiveMargin: SELECTOR_DECISIVE_MARGIN (0.15), the lead at which the margin counts in full.
+ *   A runner-up level with the best halves the confidence; all required arguments missing halve it again.
+ *   Alternatives get the formula with no margin: s × 0.5 × (0.5 + 0.5·requiredFound).
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { RoutingCandidate } from "@switchyard/packet";
-import { requestActions, toolActions } from "./actions.js";
+import { requestActions, requestWords, toolActions, toolNouns } from "./actions.js";
 import type { Action } from "./actions.js";
 import type { Config } from "./config.js";
 import { extractFromScan } from "./extract-args.js";
 import type { Extraction } from "./extract-args.js";
+import { fileKindConflict } from "./file-kinds.js";
 import { scanMessage } from "./scan-message.js";
+import type { MessageScan } from "./scan-message.js";
 import type { Choice, Selection, SelectionRequest, Selector } from "./selector.js";
 
 export interface ScoredCandidate {
@@ -42,7 +52,9 @@ export interface ScoredCandidate {
   requiredCount: number;
   retrieval: number;
   argumentFit: number;
-  actionFit: number;
+  nameFit: number;
+  /** The verbs of the tool's name, for telling equivalent runners-up apart. */
+  actions: Set<Action>;
   deprecated: boolean;
   score: number;
   confidence: number;
@@ -51,20 +63,24 @@ export interface ScoredCandidate {
 /** Multiplier for tools whose description calls them deprecated. */
 const DEPRECATED_PENALTY = 0.8;
 /** Multiplier for argument fit when an array argument got a single item. */
-const SINGLE_ITEM_PENALTY = 0.8;
+const SINGLE_ITEM_PENALTY = 0.5;
+/** Multiplier for argument fit when a file argument is of the kind the tool's name rules out. */
+const FILE_KIND_PENALTY = 0.5;
+/** Multiplier for name fit when the tool's name speaks of other things than the request. */
+const NOUN_MISMATCH_PENALTY = 0.5;
 
 // "deprecated" as a word in a tool description ("DEPRECATED: Use read_text_file instead").
 const DEPRECATED = /\bdeprecated\b/i;
 
-/** The heuristic as a Selector, for the stage and for comparison with a model selector. */
+/** The heuristic as a Selector, for selectStageWith and for comparison with a model selector. */
 export function heuristicSelector(config: Config): Selector {
   return { kind: "heuristic", select: (request) => heuristicSelect(request, config) };
 }
 
+/** Every candidate as a choice, best first, each with its own arguments, confidence and reasoning. */
 export function heuristicSelect(request: SelectionRequest, config: Config): Selection {
   const ranked = scoreCandidates(request, config);
-  const best = ranked[0];
-  if (!best) return { choices: [], reasoning: "No candidate tools to choose from." };
+  if (ranked.length === 0) return { choices: [], reasoning: "No candidate tools to choose from." };
   const choices = ranked.map((s): Choice => ({
     toolName: s.toolName,
     params: s.extraction.args,
@@ -78,14 +94,14 @@ export function heuristicSelect(request: SelectionRequest, config: Config): Sele
 export function scoreCandidates(request: SelectionRequest, config: Config): ScoredCandidate[] {
   const scan = scanMessage(request.text);
   const fallbackScans = request.fallbackTexts.filter((t) => t && t !== request.text).map(scanMessage);
-  const wanted = requestActions(request.text);
+  const words = requestWords(request.text);
+  const wanted = requestActions(words);
   const maxScore = Math.max(0, ...request.candidates.map((c) => c.score));
-  const weights = {
-    retrieval: config.SELECTOR_WEIGHT_RETRIEVAL,
-    arguments: config.SELECTOR_WEIGHT_ARGUMENTS,
-    action: config.SELECTOR_WEIGHT_ACTION,
-  };
-  const weightSum = weights.retrieval + weights.arguments + weights.action || 1;
+  const weights = [config.SELECTOR_WEIGHT_RETRIEVAL, config.SELECTOR_WEIGHT_ARGUMENTS, config.SELECTOR_WEIGHT_NAME] as const;
+  const weightSum = weights[0] + weights[1] + weights[2] || 1;
+
+  const named = request.candidates.map((c) => toolNouns(localName(c)));
+  const someNounMentioned = named.some((nouns) => intersects(nouns, words));
 
   const scored = request.candidates.map((candidate, order) => {
     const tool = candidate.tool;
@@ -94,25 +110,42 @@ export function scoreCandidates(request: SelectionRequest, config: Config): Scor
     const extraction = extractWithFallback(scan, fallbackScans, schema);
     const requiredCount = requiredOf(schema).length;
     const retrieval = maxScore > 1 ? candidate.score / maxScore : clamp01(candidate.score);
-    const argumentFit = argumentFitOf(extraction, requiredCount, scan.paths.filter((p) => p.strong).length);
-    const actionFit = actionFitOf(wanted, toolActions(tool?.serverToolName || toolName));
+    const argumentFit = argumentFitOf(extraction, requiredCount, toolName);
+    const actions = toolActions(localName(candidate));
+    const nouns = named[order]!;
+    const nounMismatch = someNounMentioned && nouns.size > 0 && !intersects(nouns, words);
+    const nameFit = verbFit(wanted, actions) * (nounMismatch ? NOUN_MISMATCH_PENALTY : 1);
     const deprecated = DEPRECATED.test(tool?.description ?? "");
-    const raw = (weights.retrieval * retrieval + weights.arguments * argumentFit + weights.action * actionFit) / weightSum;
+    const raw = (weights[0] * retrieval + weights[1] * argumentFit + weights[2] * nameFit) / weightSum;
     const score = round(raw * (deprecated ? DEPRECATED_PENALTY : 1));
-    return { candidate, toolName, extraction, requiredCount, retrieval, argumentFit, actionFit, deprecated, score, confidence: 0, order };
+    return { candidate, toolName, extraction, requiredCount, retrieval, argumentFit, nameFit, actions, deprecated, score, confidence: 0, order };
   });
 
   scored.sort((a, b) => b.score - a.score || b.retrieval - a.retrieval || a.order - b.order);
-  const runnerUp = scored[1]?.score ?? 0;
-  return scored.map(({ order: _order, ...s }, index) => {
+  const ranked: ScoredCandidate[] = scored.map(({ order: _order, ...s }) => s);
+  const rival = rivalOf(ranked);
+  return ranked.map((s, index) => {
     const found = requiredFound(s.extraction, s.requiredCount);
-    const margin = index === 0 ? Math.min(1, Math.max(0, s.score - runnerUp) / config.SELECTOR_DECISIVE_MARGIN) : 0;
-    return { ...s, confidence: round((0.5 * s.score + 0.5 * margin) * (0.5 + 0.5 * found)) };
+    const margin = index === 0 ? Math.min(1, Math.max(0, s.score - (rival?.score ?? 0)) / config.SELECTOR_DECISIVE_MARGIN) : 0;
+    return { ...s, confidence: round(s.score * (0.5 + 0.5 * margin) * (0.5 + 0.5 * found)) };
   });
 }
 
+/** The best runner-up that would do something different from the best (see the module comment). */
+export function rivalOf(ranked: ScoredCandidate[]): ScoredCandidate | undefined {
+  const best = ranked[0];
+  return best ? ranked.slice(1).find((other) => !equivalent(best, other)) : undefined;
+}
+
+/** Same side effect, same verbs in the name, same arguments: choosing either gives the same outcome. */
+function equivalent(a: ScoredCandidate, b: ScoredCandidate): boolean {
+  if (a.candidate.tool?.sideEffect !== b.candidate.tool?.sideEffect) return false;
+  if (a.actions.size === 0 || a.actions.size !== b.actions.size || [...a.actions].some((x) => !b.actions.has(x))) return false;
+  return canonical(a.extraction.args) === canonical(b.extraction.args);
+}
+
 /** Extracts from the request; required properties it lacks are taken from the fallback texts, in order. */
-function extractWithFallback(scan: ReturnType<typeof scanMessage>, fallbacks: ReturnType<typeof scanMessage>[], schema: JsonObject): Extraction {
+function extractWithFallback(scan: MessageScan, fallbacks: MessageScan[], schema: JsonObject): Extraction {
   const primary = extractFromScan(scan, schema);
   if (primary.missing.length === 0) return primary;
   const args: JsonObject = { ...primary.args };
@@ -129,36 +162,65 @@ function extractWithFallback(scan: ReturnType<typeof scanMessage>, fallbacks: Re
     filled: order.filter((name) => name in args),
     missing: primary.missing.filter((name) => !(name in args)),
     unusedPaths: primary.unusedPaths,
+    pathUse: primary.pathUse,
   };
 }
 
-function argumentFitOf(extraction: Extraction, requiredCount: number, pathsInRequest: number): number {
+function argumentFitOf(extraction: Extraction, requiredCount: number, toolName: string): number {
   const found = requiredFound(extraction, requiredCount);
-  const pathUse = pathsInRequest === 0 ? 1 : 0.5 + 0.5 * ((pathsInRequest - extraction.unusedPaths.length) / pathsInRequest);
-  const singleItem = Object.values(extraction.args).some((v) => Array.isArray(v) && v.length === 1);
-  return found * pathUse * (singleItem ? SINGLE_ITEM_PENALTY : 1);
+  const values = Object.values(extraction.args);
+  const singleItem = values.some((v) => Array.isArray(v) && v.length === 1);
+  const strings = values.flatMap((v) => (typeof v === "string" ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []));
+  const kindConflict = fileKindConflict(toolName, strings);
+  return (
+    (0.5 + 0.5 * found) *
+    (0.5 + 0.5 * extraction.pathUse) *
+    (singleItem ? SINGLE_ITEM_PENALTY : 1) *
+    (kindConflict ? FILE_KIND_PENALTY : 1)
+  );
 }
 
 function requiredFound(extraction: Extraction, requiredCount: number): number {
   return requiredCount === 0 ? 1 : (requiredCount - extraction.missing.length) / requiredCount;
 }
 
-function actionFitOf(wanted: Set<Action>, offered: Set<Action>): number {
+function verbFit(wanted: Set<Action>, offered: Set<Action>): number {
   if (wanted.size === 0 || offered.size === 0) return 0.5;
-  return [...offered].some((a) => wanted.has(a)) ? 1 : 0;
+  return intersects(offered, wanted) ? 1 : 0;
 }
 
 function explain(s: ScoredCandidate, ranked: ScoredCandidate[]): string {
   const found = s.requiredCount - s.extraction.missing.length;
   const parts = [
-    `${s.toolName}: score ${s.score.toFixed(2)} (retrieval ${s.retrieval.toFixed(2)}, argument fit ${s.argumentFit.toFixed(2)}, action fit ${s.actionFit.toFixed(2)}${s.deprecated ? ", deprecated" : ""})`,
+    `${s.toolName}: score ${s.score.toFixed(2)} (retrieval ${s.retrieval.toFixed(2)}, argument fit ${s.argumentFit.toFixed(2)}, name fit ${s.nameFit.toFixed(2)}${s.deprecated ? ", deprecated" : ""})`,
     `required arguments ${found}/${s.requiredCount}${s.extraction.missing.length > 0 ? `, missing ${s.extraction.missing.join(", ")}` : ""}`,
   ];
   if (s.extraction.filled.length > 0) parts.push(`from the request: ${JSON.stringify(s.extraction.args)}`);
   if (s.extraction.unusedPaths.length > 0) parts.push(`unused paths: ${s.extraction.unusedPaths.join(", ")}`);
-  const runnerUp = ranked[1];
-  if (ranked[0] === s && runnerUp) parts.push(`${(s.score - runnerUp.score).toFixed(2)} ahead of ${runnerUp.toolName}`);
+  const rival = rivalOf(ranked);
+  if (ranked[0] === s) {
+    parts.push(rival ? `${(s.score - rival.score).toFixed(2)} ahead of ${rival.toolName}, the best candidate that would do something else` : "no candidate that would do something else");
+  }
   return `${parts.join("; ")}.`;
+}
+
+/** The tool's own name ("read_text_file"), which carries its verbs and nouns. */
+function localName(candidate: RoutingCandidate): string {
+  return candidate.tool?.serverToolName || candidate.tool?.name || "";
+}
+
+function intersects<T>(a: Set<T>, b: Set<T>): boolean {
+  for (const x of a) if (b.has(x)) return true;
+  return false;
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
 }
 
 function requiredOf(schema: JsonObject): string[] {

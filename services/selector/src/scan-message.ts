@@ -54,9 +54,9 @@ const QUOTE_PATTERNS: { mark: Quote["mark"]; pattern: RegExp }[] = [
   { mark: "`", pattern: /`([^`\n]+)`/g },
   // '…': only when the opening quote starts a word and the closing one ends it, so the
   // apostrophes in "don't" or "what's" never open or close a quote.
-  { mark: "'", pattern: /(?<=^|[\s(\[{:=,])'([^'\n]+?)'(?=$|[\s)\]},.;:!?])/g },
+  { mark: "'", pattern: /(?<=^|[\s([{:=,])'([^'\n]+?)'(?=$|[\s)\]},.;:!?])/g },
   // ‘…’: typographic single quotes, with the same word-boundary rule as '…'.
-  { mark: "'", pattern: /(?<=^|[\s(\[{:=,])‘([^’\n]+?)’(?=$|[\s)\]},.;:!?])/g },
+  { mark: "'", pattern: /(?<=^|[\s([{:=,])‘([^’\n]+?)’(?=$|[\s)\]},.;:!?])/g },
 ];
 
 /** Words skipped when looking for the word in front of a span: "to the file notes.md" has "to" before notes.md. */
@@ -100,7 +100,7 @@ const BARE_EXTENSION = /^\.[A-Za-z][A-Za-z0-9]{0,7}$/;
 // An integer or decimal, optionally signed.
 const NUMERIC = /^[-+]?\d+(?:\.\d+)?$/;
 // Brackets and quote marks that may open a token: "(see notes/a.md)".
-const LEADING_PUNCTUATION = /^[(\[{<"'“‘]+/;
+const LEADING_PUNCTUATION = /^[([{<"'“‘]+/;
 // Sentence punctuation and closing brackets that may end a token: "read notes/todo.md."
 const TRAILING_PUNCTUATION = /[)\]}>.,;:!?"'”’]+$/;
 // Only spaces between two words.

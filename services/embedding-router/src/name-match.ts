@@ -1,0 +1,55 @@
+/**
+ * Tool names as bags of stems, for one question: how much of a tool's name
+ * does the query cover? Names say what a tool does in two or three words
+ * ("create_directory"), while descriptions repeat boilerplate that every tool
+ * of a server shares ("Only works within allowed directories"), which drowns
+ * the name's words in BM25. Each name word is weighted by how rare it is among
+ * the names, so "create" counts for more than "file" in a filesystem catalog.
+ */
+export class NameIndex {
+  private readonly names = new Map<string, readonly string[]>();
+  private readonly df = new Map<string, number>();
+
+  set(id: string, stems: readonly string[]): void {
+    this.delete(id);
+    const unique = [...new Set(stems)];
+    this.names.set(id, unique);
+    for (const s of unique) this.df.set(s, (this.df.get(s) ?? 0) + 1);
+  }
+
+  delete(id: string): boolean {
+    const old = this.names.get(id);
+    if (!old) return false;
+    for (const s of old) {
+      const n = (this.df.get(s) ?? 1) - 1;
+      if (n > 0) this.df.set(s, n);
+      else this.df.delete(s);
+    }
+    this.names.delete(id);
+    return true;
+  }
+
+  /**
+   * The share of the name's weight that the query matches, in [0, 1]:
+   * `matches` maps a stem to how well the query matches it (1 for a query
+   * word, less for a related word).
+   */
+  coverage(id: string, matches: ReadonlyMap<string, number>): number {
+    const stems = this.names.get(id);
+    if (!stems || stems.length === 0) return 0;
+    let total = 0;
+    let matched = 0;
+    for (const s of stems) {
+      const idf = this.idf(s);
+      total += idf;
+      matched += idf * (matches.get(s) ?? 0);
+    }
+    return total > 0 ? matched / total : 0;
+  }
+
+  private idf(stem: string): number {
+    const df = this.df.get(stem) ?? 0;
+    const n = this.names.size;
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  }
+}

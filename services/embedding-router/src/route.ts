@@ -1,0 +1,144 @@
+import { create } from "@bufbuild/protobuf";
+import {
+  addReflection,
+  contentOf,
+  finish,
+  intentOf,
+  Packet_State,
+  RoutingCandidate_Source,
+  RoutingCandidateSchema,
+  routingOf,
+  ToolRoutingState_ExecutionStatus,
+} from "@switchyard/packet";
+import type { Packet, RoutingCandidate, StageOutcome, ToolDefinition } from "@switchyard/packet";
+import type { Config } from "./config.js";
+import type { ToolIndex } from "./tool-index.js";
+
+/** What the router is asked: the same for the route stage and the route-only API. */
+export interface RouteQuery {
+  query: string;
+  /** Semantic candidates wanted; absent or 0 means the configured default (see `routeCandidates`). */
+  topK?: number;
+  /** Allow-list of catalog names; empty or absent means the whole catalog. */
+  allowedTools?: readonly string[];
+}
+
+export type RoutingSettings = Pick<
+  Config,
+  "ROUTER_MODE" | "ROUTER_TOP_K" | "ROUTER_MIN_SCORE" | "ROUTER_SCORE_THRESHOLD" | "ROUTER_MAX_CANDIDATES"
+>;
+
+/**
+ * The candidates for one query: semantic ones from the index, then the core
+ * tools not already among them.
+ *
+ * - `topk` mode: the K best tools (K = `req.topK` or ROUTER_TOP_K), without
+ *   those scoring below ROUTER_MIN_SCORE.
+ * - `threshold` mode: every tool scoring at least ROUTER_SCORE_THRESHOLD, at
+ *   most `req.topK` or else ROUTER_MAX_CANDIDATES.
+ * - Core tools (`catalogCore`, the catalog's tools with `core` set) come after
+ *   the semantic ones, source CORE, with their score for the query (0 when
+ *   they do not match at all), best first. They are not merged by score:
+ *   the selector sees the query's matches first and the always-on tools
+ *   after, whatever their scores. A core tool that matched well enough to be
+ *   a semantic candidate appears once, as SEMANTIC.
+ * - A non-empty allow-list filters both: no tool outside it is returned.
+ *
+ * Ties are broken by name, so the same catalog and query give the same list.
+ */
+export async function routeCandidates(
+  index: ToolIndex,
+  catalogCore: readonly ToolDefinition[],
+  req: RouteQuery,
+  config: RoutingSettings,
+): Promise<RoutingCandidate[]> {
+  const allowed = req.allowedTools && req.allowedTools.length > 0 ? new Set(req.allowedTools) : undefined;
+  const isAllowed = (tool: ToolDefinition): boolean => !allowed || allowed.has(tool.name);
+  const asked = req.topK !== undefined && req.topK > 0 ? Math.floor(req.topK) : undefined;
+
+  const threshold = config.ROUTER_MODE === "threshold";
+  const limit = threshold ? (asked ?? config.ROUTER_MAX_CANDIDATES) : (asked ?? config.ROUTER_TOP_K);
+  const floor = threshold ? config.ROUTER_SCORE_THRESHOLD : config.ROUTER_MIN_SCORE;
+  const found = await index.search(req.query, { limit, allow: allowed ? isAllowed : undefined });
+  const semantic = found.filter((r) => r.score >= floor).map((r) => candidate(r.tool, r.score, RoutingCandidate_Source.SEMANTIC));
+
+  const present = new Set(semantic.map((c) => c.tool?.name));
+  const core = new Map<string, ToolDefinition>();
+  for (const tool of catalogCore) if (isAllowed(tool) && !present.has(tool.name)) core.set(tool.name, tool);
+  if (core.size === 0) return semantic;
+
+  const coreScores = new Map(
+    (await index.search(req.query, { limit: core.size, allow: (t) => core.has(t.name) })).map((r) => [r.tool.name, r.score]),
+  );
+  const always = [...core.values()]
+    .map((tool) => candidate(tool, coreScores.get(tool.name) ?? 0, RoutingCandidate_Source.CORE))
+    .sort((a, b) => b.score - a.score || compareNames(a.tool?.name ?? "", b.tool?.name ?? ""));
+  return [...semantic, ...always];
+}
+
+export interface RouteStageDeps {
+  /** Usually `(req) => routeCandidates(index, catalog.core(), req, config)`. */
+  route: (req: RouteQuery) => Promise<RoutingCandidate[]>;
+}
+
+/** How many candidates the reflection-log entry names. */
+const SUMMARY_CANDIDATES = 5;
+
+/**
+ * The route stage: looks up candidates for the packet's query (the intent's
+ * query, else the original prompt) within its allow-list, and hands the packet
+ * to the selector; when nothing but core tools comes back there is no tool to
+ * select, and the packet ends here with the tool status SKIPPED. An error from
+ * `deps.route` (an embedding service that is down) propagates, so the bus
+ * redelivers the packet.
+ */
+export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<StageOutcome> {
+  const started = performance.now();
+  const content = contentOf(packet);
+  const query = (intentOf(packet).query || content.originalPrompt).trim();
+  const candidates = await deps.route({ query, allowedTools: [...content.allowedTools] });
+
+  const routing = routingOf(packet);
+  routing.candidates = candidates;
+  const semantic = candidates.filter((c) => c.source === RoutingCandidate_Source.SEMANTIC);
+  const others = candidates.filter((c) => c.source !== RoutingCandidate_Source.SEMANTIC);
+  const coreNote = others.length > 0 ? `; always offered: ${others.map((c) => c.tool?.name ?? "?").join(", ")}` : "";
+
+  if (semantic.length === 0) {
+    routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
+    addReflection(packet, {
+      step: "route",
+      summary: `no tool in the catalog matches ${quote(query)}${coreNote}`,
+      durationMs: performance.now() - started,
+    });
+    finish(packet, Packet_State.COMPLETED, "no tool in the catalog matches");
+    return { done: true };
+  }
+
+  const shown = semantic.slice(0, SUMMARY_CANDIDATES).map((c) => `${c.tool?.name ?? "?"} ${c.score.toFixed(2)}`);
+  const more = semantic.length > SUMMARY_CANDIDATES ? ` and ${semantic.length - SUMMARY_CANDIDATES} more` : "";
+  addReflection(packet, {
+    step: "route",
+    summary: `${semantic.length} candidate(s) for ${quote(query)}: ${shown.join(", ")}${more}${coreNote}`,
+    confidence: semantic[0]?.score ?? 0,
+    durationMs: performance.now() - started,
+  });
+  packet.state = Packet_State.SELECTING;
+  return { next: "select" };
+}
+
+/** A routing candidate message. */
+export function candidate(tool: ToolDefinition, score: number, source: RoutingCandidate_Source): RoutingCandidate {
+  return create(RoutingCandidateSchema, { tool, score, source });
+}
+
+const QUOTE_MAX = 80;
+
+function quote(text: string): string {
+  const short = text.length > QUOTE_MAX ? `${text.slice(0, QUOTE_MAX - 1)}…` : text;
+  return JSON.stringify(short);
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

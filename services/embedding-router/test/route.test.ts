@@ -1,0 +1,233 @@
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import {
+  intentOf,
+  newPacket,
+  Packet_State,
+  RoutingCandidate_Source,
+  ToolRoutingState_ExecutionStatus,
+} from "@switchyard/packet";
+import type { RoutingCandidate, ToolDefinition } from "@switchyard/packet";
+import { configSchema, defaultConfig } from "../src/config.js";
+import type { Config } from "../src/config.js";
+import { LocalEmbedder } from "../src/embedder.js";
+import { routeCandidates, routeStage } from "../src/route.js";
+import type { RouteQuery } from "../src/route.js";
+import { EmbeddedIndex } from "../src/tool-index.js";
+import { filesystemTools, tool } from "./helpers.js";
+
+const core: ToolDefinition[] = [
+  tool({ name: "time.now", description: "Get the current date and time in a time zone.", core: true }),
+  tool({ name: "memory.search_nodes", description: "Search the knowledge graph for remembered entities.", core: true }),
+  tool({ name: "sandbox.python", description: "Run Python code in a sandbox for calculations.", core: true }),
+];
+const CORE_NAMES = core.map((t) => t.name);
+
+const names = (candidates: RoutingCandidate[]): string[] => candidates.map((c) => c.tool?.name ?? "");
+const semanticOf = (candidates: RoutingCandidate[]): RoutingCandidate[] =>
+  candidates.filter((c) => c.source === RoutingCandidate_Source.SEMANTIC);
+
+describe("route", () => {
+  const index = new EmbeddedIndex(new LocalEmbedder());
+  const config = defaultConfig();
+  const route = (req: RouteQuery, settings: Config = config): Promise<RoutingCandidate[]> =>
+    routeCandidates(index, core, req, settings);
+
+  before(async () => {
+    await index.upsert([...filesystemTools(), ...core]);
+  });
+
+  describe("routeCandidates", () => {
+    const firsts: [string, string][] = [
+      ["please read the file notes/todo.md", "filesystem.read_text_file"],
+      ["write hello to notes/a.md", "filesystem.write_file"],
+      ["rename notes/a.md to notes/b.md", "filesystem.move_file"],
+      ["which directories are you allowed to access?", "filesystem.list_allowed_directories"],
+      ["open the picture notes/cat.png", "filesystem.read_media_file"],
+    ];
+    for (const [query, expected] of firsts) {
+      it(`route - "${query}" ranks ${expected} first`, async () => {
+        const candidates = await route({ query });
+        assert.equal(candidates[0]?.tool?.name, expected, names(candidates).join(", "));
+        assert.equal(candidates[0]?.source, RoutingCandidate_Source.SEMANTIC);
+      });
+    }
+
+    it('route - "list the files in notes" ranks list_directory in the top 2', async () => {
+      const candidates = await route({ query: "list the files in notes" });
+      assert.ok(names(candidates).slice(0, 2).includes("filesystem.list_directory"), names(candidates).join(", "));
+    });
+
+    it("route - core tools are always there, once each, after the semantic candidates", async () => {
+      for (const query of ["please read the file notes/todo.md", "tell me a joke", "", "what time is it in Tokyo now?"]) {
+        const candidates = await route({ query });
+        const list = names(candidates);
+        for (const name of CORE_NAMES) assert.equal(list.filter((n) => n === name).length, 1, `${name} for "${query}"`);
+        const firstCore = candidates.findIndex((c) => c.source === RoutingCandidate_Source.CORE);
+        const lastSemantic = candidates.findLastIndex((c) => c.source === RoutingCandidate_Source.SEMANTIC);
+        assert.ok(firstCore === -1 || lastSemantic < firstCore, `order for "${query}": ${list.join(", ")}`);
+      }
+    });
+
+    it("route - a core tool that matches the query is a semantic candidate", async () => {
+      const candidates = await route({ query: "what time is it in Tokyo now?" });
+      const time = candidates.find((c) => c.tool?.name === "time.now");
+      assert.equal(time?.source, RoutingCandidate_Source.SEMANTIC);
+      assert.equal(candidates[0]?.tool?.name, "time.now");
+    });
+
+    it("route - core candidates carry their score for the query, 0 when they do not match", async () => {
+      const candidates = await route({ query: "run this python snippet: print(2 + 2)" });
+      const python = candidates.find((c) => c.tool?.name === "sandbox.python");
+      assert.ok(python && python.score > 0);
+      const unknown = tool({ name: "clock.tick", description: "Not indexed.", core: true });
+      const withUnknown = await routeCandidates(index, [...core, unknown], { query: "tell me a joke" }, config);
+      const tick = withUnknown.find((c) => c.tool?.name === "clock.tick");
+      assert.equal(tick?.source, RoutingCandidate_Source.CORE);
+      assert.equal(tick?.score, 0);
+    });
+
+    it("route - the allow-list holds for semantic and core tools", async () => {
+      const allowedTools = ["filesystem.read_text_file", "filesystem.write_file", "time.now"];
+      for (const query of ["please read the file notes/todo.md", "list the files in notes", "search my memory", ""]) {
+        const candidates = await route({ query, allowedTools });
+        for (const name of names(candidates)) assert.ok(allowedTools.includes(name), `${name} is not allowed ("${query}")`);
+        assert.ok(names(candidates).includes("time.now"));
+      }
+      const read = await route({ query: "please read the file notes/todo.md", allowedTools });
+      assert.equal(read[0]?.tool?.name, "filesystem.read_text_file");
+    });
+
+    it("route - an allow-list without matching tools leaves only the allowed core tools", async () => {
+      const candidates = await route({ query: "please read the file notes/todo.md", allowedTools: ["sandbox.python"] });
+      assert.deepEqual(names(candidates), ["sandbox.python"]);
+      assert.equal(candidates[0]?.source, RoutingCandidate_Source.CORE);
+    });
+
+    it("route - topk mode returns at most K semantic candidates, K from the request first", async () => {
+      const query = "list the files in notes";
+      assert.equal(semanticOf(await route({ query })).length, config.ROUTER_TOP_K);
+      assert.equal(semanticOf(await route({ query }, { ...config, ROUTER_TOP_K: 3 })).length, 3);
+      assert.equal(semanticOf(await route({ query, topK: 1 })).length, 1);
+      assert.equal(semanticOf(await route({ query, topK: 0 })).length, config.ROUTER_TOP_K);
+    });
+
+    it("route - topk mode drops candidates below the minimum score", async () => {
+      assert.deepEqual(semanticOf(await route({ query: "tell me a joke" })), []);
+      const strict = await route({ query: "list the files in notes" }, { ...config, ROUTER_MIN_SCORE: 0.6 });
+      assert.ok(semanticOf(strict).length >= 1);
+      for (const c of semanticOf(strict)) assert.ok(c.score >= 0.6);
+    });
+
+    it("route - threshold mode returns every tool at or above the threshold, best first", async () => {
+      const settings: Config = { ...config, ROUTER_MODE: "threshold", ROUTER_SCORE_THRESHOLD: 0.35 };
+      const query = "please read the file notes/todo.md";
+      const semantic = semanticOf(await route({ query }, settings));
+      const expected = (await index.search(query, { limit: 100 })).filter((r) => r.score >= 0.35);
+      assert.ok(expected.length >= 2);
+      assert.deepEqual(names(semantic), expected.map((r) => r.tool.name));
+      for (let i = 1; i < semantic.length; i++) assert.ok(semantic[i - 1]!.score >= semantic[i]!.score);
+    });
+
+    it("route - threshold mode stops at the maximum number of candidates", async () => {
+      const settings: Config = {
+        ...config,
+        ROUTER_MODE: "threshold",
+        ROUTER_SCORE_THRESHOLD: 0.01,
+        ROUTER_MAX_CANDIDATES: 2,
+      };
+      assert.equal(semanticOf(await route({ query: "list the files in notes" }, settings)).length, 2);
+      assert.deepEqual(semanticOf(await route({ query: "tell me a joke" }, { ...settings, ROUTER_SCORE_THRESHOLD: 0.35 })), []);
+    });
+
+    it("route - the same query gives the same candidates", async () => {
+      const a = await route({ query: "list the files in notes" });
+      const b = await route({ query: "list the files in notes" });
+      assert.deepEqual(
+        a.map((c) => [c.tool?.name, c.score, c.source]),
+        b.map((c) => [c.tool?.name, c.score, c.source]),
+      );
+    });
+  });
+
+  describe("routeStage", () => {
+    const recording = (): { calls: RouteQuery[]; deps: { route: (req: RouteQuery) => Promise<RoutingCandidate[]> } } => {
+      const calls: RouteQuery[] = [];
+      return {
+        calls,
+        deps: {
+          route: (req) => {
+            calls.push(req);
+            return route(req);
+          },
+        },
+      };
+    };
+
+    it("route - stage hands a matched packet to the selector with its candidates", async () => {
+      const packet = newPacket({ message: "please read the file notes/todo.md" });
+      const { deps } = recording();
+      assert.deepEqual(await routeStage(packet, deps), { next: "select" });
+      assert.equal(packet.state, Packet_State.SELECTING);
+      const candidates = packet.toolRouting?.candidates ?? [];
+      assert.equal(candidates[0]?.tool?.name, "filesystem.read_text_file");
+      for (const name of CORE_NAMES) assert.ok(names(candidates).includes(name));
+      const entry = packet.reasoning?.reflectionLog.at(-1);
+      assert.equal(entry?.step, "route");
+      assert.match(entry?.summary ?? "", /filesystem\.read_text_file 0\.\d\d/);
+      assert.match(entry?.summary ?? "", /always offered: .*time\.now/);
+      assert.ok((entry?.confidence ?? 0) > 0);
+    });
+
+    it("route - stage searches with the intent's query and the packet's allow-list", async () => {
+      const packet = newPacket({
+        message: "first do this, then write hello to notes/a.md",
+        allowedTools: ["filesystem.write_file", "time.now"],
+      });
+      intentOf(packet).query = "write hello to notes/a.md";
+      const { calls, deps } = recording();
+      await routeStage(packet, deps);
+      assert.deepEqual(calls, [{ query: "write hello to notes/a.md", allowedTools: ["filesystem.write_file", "time.now"] }]);
+      assert.deepEqual(names(packet.toolRouting?.candidates ?? []), ["filesystem.write_file", "time.now"]);
+    });
+
+    it("route - stage falls back to the original prompt without an intent query", async () => {
+      const packet = newPacket({ message: "list the files in notes" });
+      const { calls, deps } = recording();
+      await routeStage(packet, deps);
+      assert.equal(calls[0]?.query, "list the files in notes");
+      assert.deepEqual(calls[0]?.allowedTools, []);
+    });
+
+    it("route - stage ends the packet when no tool in the catalog matches", async () => {
+      const packet = newPacket({ message: "tell me a joke" });
+      const { deps } = recording();
+      assert.deepEqual(await routeStage(packet, deps), { done: true });
+      assert.equal(packet.state, Packet_State.COMPLETED);
+      assert.equal(packet.stateReason, "no tool in the catalog matches");
+      assert.equal(packet.toolRouting?.executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
+      const entry = packet.reasoning?.reflectionLog.at(-1);
+      assert.equal(entry?.step, "route");
+      assert.match(entry?.summary ?? "", /^no tool in the catalog matches "tell me a joke"/);
+      assert.ok(semanticOf(packet.toolRouting?.candidates ?? []).length === 0);
+    });
+  });
+
+  describe("config", () => {
+    it("route - config defaults are the documented ones, and the schema admits no unknown keys", () => {
+      assert.deepEqual(defaultConfig(), {
+        ROUTER_MODE: "topk",
+        ROUTER_TOP_K: 5,
+        ROUTER_MIN_SCORE: 0.1,
+        ROUTER_SCORE_THRESHOLD: 0.35,
+        ROUTER_MAX_CANDIDATES: 10,
+        ROUTER_DENSE_WEIGHT: 0.4,
+      });
+      assert.equal(configSchema.additionalProperties, false);
+      for (const [key, property] of Object.entries(configSchema.properties)) {
+        assert.match(key, /^[A-Z][A-Z0-9_]*$/);
+        assert.ok("default" in property && "description" in property, key);
+      }
+    });
+  });
+});

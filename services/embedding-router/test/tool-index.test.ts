@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { LocalEmbedder } from "../src/embedder.js";
+import type { Embedder } from "../src/embedder.js";
+import { EmbeddedIndex, toolContentHash } from "../src/tool-index.js";
+import { filesystemTools, tool } from "./helpers.js";
+
+/** The local embedder, counting the texts it is asked to embed and optionally holding each call until released. */
+class CountingEmbedder implements Embedder {
+  readonly inner = new LocalEmbedder();
+  readonly id = this.inner.id;
+  readonly dimensions = this.inner.dimensions;
+  texts = 0;
+  gate: Promise<void> | undefined;
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.texts += texts.length;
+    if (this.gate) await this.gate;
+    return this.inner.embed(texts);
+  }
+}
+
+const weather = tool({
+  name: "weather.forecast",
+  description: "Weather forecast for a city: temperature, rain and wind for the next days.",
+  inputSchema: { type: "object", properties: { city: { type: "string", description: "City name" } } },
+});
+const stocks = tool({ name: "finance.quote", description: "Current stock price for a ticker symbol." });
+
+describe("tool-index", () => {
+  it("tool-index - upsert embeds new tools and skips unchanged ones", async () => {
+    const embedder = new CountingEmbedder();
+    const index = new EmbeddedIndex(embedder);
+    assert.equal(await index.upsert([weather, stocks]), 2);
+    assert.equal(index.size, 2);
+    const embedded = embedder.texts;
+
+    assert.equal(await index.upsert([weather, stocks]), 0);
+    assert.equal(embedder.texts, embedded, "unchanged tools must not be re-embedded");
+
+    const changed = tool({ ...stocks, description: "Current and historical stock prices for a ticker symbol." });
+    assert.equal(await index.upsert([weather, changed]), 1);
+    assert.equal(index.size, 2);
+    assert.equal(index.get("finance.quote")?.description, changed.description);
+  });
+
+  it("tool-index - examples and schema are part of the content, key order is not", async () => {
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    await index.upsert([weather]);
+    const reordered = tool({
+      ...weather,
+      inputSchema: { properties: { city: { description: "City name", type: "string" } }, type: "object" },
+    });
+    assert.equal(toolContentHash(reordered), toolContentHash(weather));
+    assert.equal(await index.upsert([reordered]), 0);
+    assert.equal(await index.upsert([tool({ ...weather, examples: ["will it rain in Oslo"] })]), 1);
+    assert.equal(await index.upsert([tool({ ...weather, inputSchema: {} })]), 1);
+  });
+
+  it("tool-index - a change outside the content is kept without re-embedding", async () => {
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    await index.upsert([weather]);
+    assert.equal(await index.upsert([tool({ ...weather, core: true, pool: "outdoor" })]), 0);
+    const [hit] = await index.search("weather forecast", { limit: 1 });
+    assert.equal(hit?.tool.core, true);
+    assert.equal(hit?.tool.pool, "outdoor");
+  });
+
+  it("tool-index - remove drops a tool from search", async () => {
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    await index.upsert([weather, stocks]);
+    assert.equal(await index.remove("weather.forecast"), true);
+    assert.equal(await index.remove("weather.forecast"), false);
+    assert.equal(index.size, 1);
+    const found = await index.search("weather forecast for Paris", { limit: 5 });
+    assert.deepEqual(found.map((r) => r.tool.name).filter((n) => n === "weather.forecast"), []);
+    assert.equal(await index.upsert([weather]), 1, "a removed tool is embedded again when it comes back");
+  });
+
+  it("tool-index - a removal waits for an upsert in flight, so the tool stays removed", async () => {
+    const embedder = new CountingEmbedder();
+    const index = new EmbeddedIndex(embedder);
+    let release!: () => void;
+    embedder.gate = new Promise((resolve) => (release = resolve));
+    const upsert = index.upsert([weather]);
+    const removal = index.remove("weather.forecast");
+    release();
+    assert.equal(await upsert, 1);
+    assert.equal(await removal, true);
+    assert.equal(index.size, 0);
+  });
+
+  it("tool-index - search ranks by relevance, with scores in [0, 1] best first", async () => {
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    await index.upsert([...filesystemTools(), weather, stocks]);
+    const results = await index.search("will it rain in Oslo tomorrow? weather please", { limit: 20 });
+    assert.equal(results[0]?.tool.name, "weather.forecast");
+    for (const r of results) assert.ok(r.score > 0 && r.score <= 1, `${r.tool.name} ${r.score}`);
+    for (let i = 1; i < results.length; i++) assert.ok(results[i - 1]!.score >= results[i]!.score);
+  });
+
+  it("tool-index - limit caps the results and the allow filter applies before it", async () => {
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    await index.upsert(filesystemTools());
+    assert.equal((await index.search("read the file notes/todo.md", { limit: 2 })).length, 2);
+    const onlyWrites = await index.search("read the file notes/todo.md", {
+      limit: 2,
+      allow: (t) => t.name === "filesystem.write_file" || t.name === "filesystem.edit_file",
+    });
+    assert.deepEqual(onlyWrites.map((r) => r.tool.name).sort(), ["filesystem.edit_file", "filesystem.write_file"]);
+  });
+
+  it("tool-index - a query without words, or an empty index, finds nothing", async () => {
+    const empty = new EmbeddedIndex(new LocalEmbedder());
+    assert.deepEqual(await empty.search("read a file", { limit: 5 }), []);
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    await index.upsert(filesystemTools());
+    assert.deepEqual(await index.search("   ", { limit: 5 }), []);
+    assert.deepEqual(await index.search("could you please?", { limit: 5 }), []);
+  });
+
+  it("tool-index - a query about something else scores low everywhere", async () => {
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    await index.upsert(filesystemTools());
+    const [best] = await index.search("what's the weather in Paris", { limit: 1 });
+    assert.ok((best?.score ?? 0) < 0.1, `best ${best?.tool.name} ${best?.score}`);
+  });
+
+  it("tool-index - scores do not depend on the allow filter or the limit", async () => {
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    await index.upsert(filesystemTools());
+    const all = await index.search("list the files in notes", { limit: 20 });
+    const one = await index.search("list the files in notes", { limit: 1, allow: (t) => t.name === all[2]!.tool.name });
+    assert.equal(one[0]?.score, all[2]?.score);
+  });
+
+  it("tool-index - the weights are checked", () => {
+    assert.throws(() => new EmbeddedIndex(new LocalEmbedder(), { denseWeight: 1.5 }), /denseWeight/);
+    assert.throws(() => new EmbeddedIndex(new LocalEmbedder(), { nameMatchWeight: -1 }), /nameMatchWeight/);
+  });
+});

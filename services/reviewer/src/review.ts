@@ -1,0 +1,205 @@
+/**
+ * The review stage: decides whether the selected tool call may go on to the executor, and how.
+ *
+ * In order, each step explained in a reflection-log entry (step "review"):
+ * 1. No selection, or a selected tool that is not among the routing candidates: rejected,
+ *    never executed (SKIPPED, packet COMPLETED), whatever LOW_CONFIDENCE_ACTION says.
+ * 2. Code checks (findings): required arguments missing or of the wrong type; the request's verb
+ *    contradicting the tool (asks to delete/write/create/move/run but the tool only reads, or asks
+ *    to read/show/list but the tool writes). Any finding means not approved.
+ * 3. The Reviewer (heuristic or model) gives { approved, confidence, reasoning }; not approved,
+ *    by it or by a finding, caps confidence at 0.5 (seed 000 §4.1).
+ * 4. Not approved, or confidence below REVIEW_CONFIDENCE_THRESHOLD: LOW_CONFIDENCE_ACTION "skip"
+ *    (SKIPPED, COMPLETED) or "ask" (AWAITING_USER, the question in stateReason). A call that is not
+ *    approved never runs, even if the threshold is set at or below 0.5.
+ * 5. Policy (policy.ts): execute → APPROVED, EXECUTING; dry-run → APPROVED with toolRouting.dryRun,
+ *    EXECUTING (the executor describes the call without making it); await-approval → AWAITING_APPROVAL.
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import {
+  addReflection,
+  contentOf,
+  finish,
+  intentOf,
+  Packet_State,
+  routingOf,
+  ToolDefinition_SideEffect,
+  ToolRoutingState_ExecutionStatus,
+} from "@switchyard/packet";
+import type { Packet, SelectedTool, StageOutcome, ToolDefinition } from "@switchyard/packet";
+import { checkArguments } from "./check-args.js";
+import type { Config } from "./config.js";
+import { heuristicReview } from "./heuristic-reviewer.js";
+import { decidePolicy, effectiveSideEffect } from "./policy.js";
+import { requestVerbs } from "./request-verbs.js";
+import type { Finding, Review, ReviewRequest, Reviewer } from "./reviewer.js";
+
+const STEP = "review";
+/** Seed 000 review_selection: a review that does not approve is worth at most this. */
+const NOT_APPROVED_CAP = 0.5;
+
+/** The review stage with the built-in heuristic; main.ts hands it every packet on `switchyard.packets.review`. */
+export function reviewStage(packet: Packet, config: Config): StageOutcome {
+  const prepared = prepareReview(packet);
+  if ("rejected" in prepared) return reject(packet, prepared.rejected);
+  return applyReview(packet, prepared, heuristicReview(prepared), config, "heuristic");
+}
+
+/** The review stage with any Reviewer (a model client later, or heuristicReviewer). */
+export async function reviewStageWith(packet: Packet, config: Config, reviewer: Reviewer): Promise<StageOutcome> {
+  const prepared = prepareReview(packet);
+  if ("rejected" in prepared) return reject(packet, prepared.rejected);
+  return applyReview(packet, prepared, await reviewer.review(prepared), config, reviewer.kind);
+}
+
+/**
+ * What the reviewer is asked, with the code checks already run; or why there is nothing to
+ * review (no selection, or a tool outside the candidates).
+ */
+export function prepareReview(packet: Packet): ReviewRequest | { rejected: string } {
+  const routing = routingOf(packet);
+  const selected = routing.selectedTool;
+  if (!selected || !selected.toolName) return { rejected: "No tool was selected, so there is nothing to review or run." };
+  const tool = routing.candidates.find((c) => c.tool?.name === selected.toolName)?.tool;
+  if (!tool) {
+    const names = routing.candidates.map((c) => c.tool?.name ?? "").filter(Boolean);
+    return {
+      rejected: `${selected.toolName} is not among the routing candidates (${names.join(", ") || "none"}), so it is rejected and never executed.`,
+    };
+  }
+  const text = requestText(packet);
+  // A tightened class is no finding: the call may go on, but policy treats it by its name's stricter class.
+  const { sideEffect } = effectiveSideEffect(tool);
+  const findings = [...argumentFindings(tool, selected), ...contradictionFindings(text, selected.toolName, sideEffect)];
+  return { text, selected, tool, sideEffect, findings };
+}
+
+/** Applies a review to the packet under the stage's rules (see the module comment). */
+export function applyReview(packet: Packet, request: ReviewRequest, review: Review, config: Config, reviewerKind: string): StageOutcome {
+  const routing = routingOf(packet);
+  const { selected, findings } = request;
+  const toolName = selected.toolName;
+
+  const approved = review.approved && findings.length === 0;
+  const given = clamp01(review.confidence);
+  const confidence = approved ? given : Math.min(given, NOT_APPROVED_CAP);
+  const overruled = review.approved && findings.length > 0 ? ` Overruled by the code checks: ${findings.map((f) => f.detail).join(" ")}` : "";
+  const tightenedNote =
+    request.tool.sideEffect !== request.sideEffect
+      ? ` The catalog marks ${toolName} ${sideEffectName(request.tool.sideEffect)}, but its name says it ${request.sideEffect === ToolDefinition_SideEffect.EXECUTE ? "runs" : "changes"} things, so policy treats it as ${sideEffectName(request.sideEffect)}.`
+      : "";
+  routing.reviewConfidence = confidence;
+  routing.reviewReasoning = `${review.reasoning}${overruled}${tightenedNote}`.trim();
+  routing.dryRun = false;
+
+  const threshold = config.REVIEW_CONFIDENCE_THRESHOLD;
+  const at = `confidence ${confidence.toFixed(2)}, threshold ${threshold.toFixed(2)}, ${reviewerKind} review`;
+
+  if (!approved || confidence < threshold) {
+    const why = !approved
+      ? `not approved: ${findings.length > 0 ? findings.map((f) => f.detail).join(" ") : review.reasoning}`
+      : `confidence ${confidence.toFixed(2)} is below the threshold ${threshold.toFixed(2)}`;
+    if (config.LOW_CONFIDENCE_ACTION === "ask") {
+      const question = questionFor(request, approved, confidence);
+      routing.executionStatus = ToolRoutingState_ExecutionStatus.PENDING;
+      addReflection(packet, { step: STEP, summary: `Asked the user instead of running ${toolName}, ${why} (${at}).`, confidence });
+      finish(packet, Packet_State.AWAITING_USER, question);
+      return { done: true };
+    }
+    routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
+    addReflection(packet, { step: STEP, summary: `Skipped ${toolName}, ${why} (${at}).`, confidence });
+    finish(packet, Packet_State.COMPLETED);
+    return { done: true };
+  }
+
+  const decision = decidePolicy(request.sideEffect, toolName, config);
+  switch (decision.action) {
+    case "execute":
+      routing.executionStatus = ToolRoutingState_ExecutionStatus.APPROVED;
+      packet.state = Packet_State.EXECUTING;
+      addReflection(packet, { step: STEP, summary: `Approved ${toolName} (${at}). ${decision.reason}${tightenedNote}`, confidence });
+      return { next: "execute" };
+    case "dry-run":
+      routing.executionStatus = ToolRoutingState_ExecutionStatus.APPROVED;
+      routing.dryRun = true;
+      packet.state = Packet_State.EXECUTING;
+      addReflection(packet, { step: STEP, summary: `Approved ${toolName} as a dry run (${at}). ${decision.reason}${tightenedNote}`, confidence });
+      return { next: "execute" };
+    case "await-approval":
+      routing.executionStatus = ToolRoutingState_ExecutionStatus.PENDING;
+      addReflection(packet, { step: STEP, summary: `${toolName} waits for the user's approval (${at}). ${decision.reason}${tightenedNote}`, confidence });
+      finish(packet, Packet_State.AWAITING_APPROVAL, `Approve ${toolName} with ${JSON.stringify(selected.params ?? {})}? ${decision.reason}`);
+      return { done: true };
+  }
+}
+
+/** The current step, else the intent's query, else the original prompt (as the selector reads it). */
+export function requestText(packet: Packet): string {
+  const intent = intentOf(packet);
+  const texts = [intent.steps[intent.stepIndex] ?? "", intent.query, contentOf(packet).originalPrompt].map((t) => t.trim());
+  return texts.find(Boolean) ?? "";
+}
+
+function reject(packet: Packet, reason: string): StageOutcome {
+  const routing = routingOf(packet);
+  routing.reviewConfidence = 0;
+  routing.reviewReasoning = reason;
+  routing.dryRun = false;
+  routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
+  addReflection(packet, { step: STEP, summary: `Rejected: ${reason}`, confidence: 0 });
+  finish(packet, Packet_State.COMPLETED);
+  return { done: true };
+}
+
+function argumentFindings(tool: ToolDefinition, selected: SelectedTool): Finding[] {
+  const schema: JsonObject = tool.inputSchema ?? {};
+  const problems = checkArguments(schema, selected.params ?? {});
+  if (problems.length === 0) return [];
+  return [
+    {
+      kind: "arguments",
+      detail: `The arguments for ${selected.toolName} are not usable: ${problems.map((p) => `${p.field} ${p.message}`).join("; ")}.`,
+      fields: problems.map((p) => p.field),
+    },
+  ];
+}
+
+function contradictionFindings(text: string, toolName: string, sideEffect: ToolDefinition_SideEffect): Finding[] {
+  const { changing, looking } = requestVerbs(text);
+  if (changing.length > 0 && looking.length === 0 && sideEffect === ToolDefinition_SideEffect.READ) {
+    return [{ kind: "contradiction", detail: `The request asks to ${unique(changing).join("/")}, but ${toolName} only reads.` }];
+  }
+  if (looking.length > 0 && changing.length === 0 && sideEffect === ToolDefinition_SideEffect.WRITE) {
+    return [{ kind: "contradiction", detail: `The request only asks to ${unique(looking).join("/")}, but ${toolName} writes.` }];
+  }
+  return [];
+}
+
+/** The question for the user when LOW_CONFIDENCE_ACTION is "ask". */
+function questionFor(request: ReviewRequest, approved: boolean, confidence: number): string {
+  const { selected, findings } = request;
+  const missing = findings.find((f) => f.kind === "arguments")?.fields ?? [];
+  if (missing.length > 0) {
+    return `Which ${missing.join(" and ")} should I use for ${selected.toolName}? ${findings.map((f) => f.detail).join(" ")}`;
+  }
+  const contradiction = findings.find((f) => f.kind === "contradiction");
+  if (contradiction) {
+    return `${contradiction.detail} Which tool should I use instead, or should I do something else?`;
+  }
+  const params = JSON.stringify(selected.params ?? {});
+  return approved
+    ? `Should I run ${selected.toolName} with ${params}? I am not sure it is what you want (confidence ${confidence.toFixed(2)}).`
+    : `Should I run ${selected.toolName} with ${params}? The review did not approve it (confidence ${confidence.toFixed(2)}).`;
+}
+
+function sideEffectName(sideEffect: ToolDefinition_SideEffect): string {
+  return ToolDefinition_SideEffect[sideEffect] ?? String(sideEffect);
+}
+
+function unique(words: string[]): string[] {
+  return [...new Set(words)];
+}
+
+function clamp01(value: number): number {
+  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
+}

@@ -1,0 +1,217 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { create } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
+import {
+  intentOf,
+  newPacket,
+  Packet_State,
+  RoutingCandidateSchema,
+  routingOf,
+  SelectedToolSchema,
+  ToolDefinition_SideEffect,
+  ToolRoutingState_ExecutionStatus,
+} from "@switchyard/packet";
+import type { Packet, RoutingCandidate } from "@switchyard/packet";
+import { defaultConfig } from "../src/config.js";
+import type { Config } from "../src/config.js";
+import { reviewStage, reviewStageWith } from "../src/review.js";
+import type { Reviewer } from "../src/reviewer.js";
+import { candidate, candidates, toolDefinition } from "./support/tools.js";
+
+const { APPROVED, SKIPPED, PENDING } = ToolRoutingState_ExecutionStatus;
+
+const READ_TOOLS = { "filesystem.read_text_file": 0.74, "filesystem.read_multiple_files": 0.75, "filesystem.get_file_info": 0.53 };
+const WRITE_TOOLS = { "filesystem.write_file": 0.65, "filesystem.read_text_file": 0.1 };
+
+/** A packet as the selector hands it to review. */
+function selected(message: string, cands: RoutingCandidate[], toolName: string, params: JsonObject, confidence: number): Packet {
+  const packet = newPacket({ message });
+  intentOf(packet).query = message;
+  const routing = routingOf(packet);
+  routing.candidates = cands;
+  routing.needsTool = true;
+  routing.selectedTool = create(SelectedToolSchema, { toolName, params, selectionConfidence: confidence, selectionReasoning: "test selection" });
+  routing.executionStatus = ToolRoutingState_ExecutionStatus.AWAITING_CONFIDENCE;
+  packet.state = Packet_State.REVIEWING;
+  return packet;
+}
+
+function lastReflection(packet: Packet) {
+  const log = packet.reasoning!.reflectionLog;
+  const entry = log[log.length - 1]!;
+  assert.equal(entry.step, "review");
+  return entry;
+}
+
+const config: Config = defaultConfig;
+
+describe("reviewer - reviewStage", () => {
+  it("reviewer - a read request is approved and goes to execute", () => {
+    const packet = selected("please read the file notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.86);
+    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+    const routing = routingOf(packet);
+    assert.equal(routing.executionStatus, APPROVED);
+    assert.equal(routing.dryRun, false);
+    assert.equal(routing.reviewConfidence, 0.86);
+    assert.match(routing.reviewReasoning, /approved/);
+    assert.equal(packet.state, Packet_State.EXECUTING);
+    assert.match(lastReflection(packet).summary, /Approved filesystem\.read_text_file .* only reads/);
+    assert.equal(lastReflection(packet).confidence, 0.86);
+  });
+
+  it("reviewer - a write request is dry-run while ALLOW_WRITE_TOOLS is off", () => {
+    const packet = selected("write hello to notes/a.txt", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.82);
+    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+    const routing = routingOf(packet);
+    assert.equal(routing.executionStatus, APPROVED);
+    assert.equal(routing.dryRun, true);
+    assert.equal(packet.state, Packet_State.EXECUTING);
+    assert.match(lastReflection(packet).summary, /dry run.*write tool and ALLOW_WRITE_TOOLS is off/);
+  });
+
+  it("reviewer - a write request with ALLOW_WRITE_TOOLS waits for approval", () => {
+    const packet = selected("write hello to notes/a.txt", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.82);
+    assert.deepEqual(reviewStage(packet, { ...config, ALLOW_WRITE_TOOLS: true }), { done: true });
+    assert.equal(packet.state, Packet_State.AWAITING_APPROVAL);
+    assert.match(packet.stateReason, /Approve filesystem\.write_file .*not in TRUSTED_TOOLS/);
+    assert.equal(routingOf(packet).executionStatus, PENDING);
+    assert.equal(routingOf(packet).dryRun, false);
+    assert.match(lastReflection(packet).summary, /waits for the user's approval/);
+  });
+
+  it("reviewer - a trusted write tool runs when writes are allowed", () => {
+    const packet = selected("write hello to notes/a.txt", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.82);
+    const outcome = reviewStage(packet, { ...config, ALLOW_WRITE_TOOLS: true, TRUSTED_TOOLS: "filesystem.write_file" });
+    assert.deepEqual(outcome, { next: "execute" });
+    assert.equal(routingOf(packet).executionStatus, APPROVED);
+    assert.equal(routingOf(packet).dryRun, false);
+    assert.match(lastReflection(packet).summary, /in TRUSTED_TOOLS/);
+  });
+
+  it("reviewer - trust alone does not turn writes on", () => {
+    const packet = selected("write hello to notes/a.txt", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.82);
+    reviewStage(packet, { ...config, TRUSTED_TOOLS: "filesystem.write_file" });
+    assert.equal(routingOf(packet).dryRun, true);
+  });
+
+  it("reviewer - 'delete' answered with a read-only tool is not executed", () => {
+    const packet = selected("delete notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.8);
+    assert.deepEqual(reviewStage(packet, config), { done: true });
+    const routing = routingOf(packet);
+    assert.equal(routing.executionStatus, SKIPPED);
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.ok(routing.reviewConfidence <= 0.5);
+    assert.match(routing.reviewReasoning, /not approved: The request asks to delete, but filesystem\.read_text_file only reads/);
+    assert.match(lastReflection(packet).summary, /Skipped filesystem\.read_text_file, not approved: The request asks to delete, but filesystem\.read_text_file only reads/);
+  });
+
+  it("reviewer - 'show' answered with a write tool is not executed", () => {
+    const packet = selected("show notes/todo.md", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/todo.md", content: "x" }, 0.9);
+    reviewStage(packet, config);
+    assert.equal(routingOf(packet).executionStatus, SKIPPED);
+    assert.match(lastReflection(packet).summary, /only asks to show, but filesystem\.write_file writes/);
+  });
+
+  it("reviewer - a missing required argument is skipped", () => {
+    const packet = selected("please read the file", candidates(READ_TOOLS), "filesystem.read_text_file", {}, 0.45);
+    assert.deepEqual(reviewStage(packet, config), { done: true });
+    assert.equal(routingOf(packet).executionStatus, SKIPPED);
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.match(lastReflection(packet).summary, /path is required/);
+  });
+
+  it("reviewer - an argument of the wrong type is skipped", () => {
+    const packet = selected("read the first lines of a.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "a.md", head: "ten" }, 0.9);
+    reviewStage(packet, config);
+    assert.equal(routingOf(packet).executionStatus, SKIPPED);
+    assert.match(lastReflection(packet).summary, /head must be number/);
+  });
+
+  it("reviewer - low confidence is skipped by default", () => {
+    const packet = selected("notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.4);
+    assert.deepEqual(reviewStage(packet, config), { done: true });
+    assert.equal(routingOf(packet).executionStatus, SKIPPED);
+    assert.match(lastReflection(packet).summary, /confidence 0\.40 is below the threshold 0\.70/);
+  });
+
+  it("reviewer - low confidence with ask waits for the user's answer", () => {
+    const packet = selected("notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.4);
+    assert.deepEqual(reviewStage(packet, { ...config, LOW_CONFIDENCE_ACTION: "ask" }), { done: true });
+    assert.equal(packet.state, Packet_State.AWAITING_USER);
+    assert.match(packet.stateReason, /^Should I run filesystem\.read_text_file with \{"path":"notes\/todo\.md"\}\?/);
+    assert.equal(routingOf(packet).executionStatus, PENDING);
+    assert.match(lastReflection(packet).summary, /Asked the user/);
+  });
+
+  it("reviewer - a missing argument with ask asks for it", () => {
+    const packet = selected("please read the file", candidates(READ_TOOLS), "filesystem.read_text_file", {}, 0.45);
+    reviewStage(packet, { ...config, LOW_CONFIDENCE_ACTION: "ask" });
+    assert.equal(packet.state, Packet_State.AWAITING_USER);
+    assert.match(packet.stateReason, /^Which path should I use for filesystem\.read_text_file\?/);
+  });
+
+  it("reviewer - a tool outside the candidates is rejected, even with ask", () => {
+    const packet = selected("write hello to notes/a.txt", candidates(READ_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.95);
+    assert.deepEqual(reviewStage(packet, { ...config, LOW_CONFIDENCE_ACTION: "ask", ALLOW_WRITE_TOOLS: true, TRUSTED_TOOLS: "filesystem.write_file" }), { done: true });
+    const routing = routingOf(packet);
+    assert.equal(routing.executionStatus, SKIPPED);
+    assert.equal(routing.reviewConfidence, 0);
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.match(lastReflection(packet).summary, /Rejected: filesystem\.write_file is not among the routing candidates/);
+  });
+
+  it("reviewer - nothing selected is rejected", () => {
+    const packet = newPacket({ message: "hello" });
+    assert.deepEqual(reviewStage(packet, config), { done: true });
+    assert.equal(routingOf(packet).executionStatus, SKIPPED);
+    assert.match(lastReflection(packet).summary, /No tool was selected/);
+  });
+
+  it("reviewer - a mixed request loses 0.1 but a confident read still runs", () => {
+    const packet = selected("read notes/a.txt and then delete it", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/a.txt" }, 0.9);
+    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+    assert.equal(routingOf(packet).reviewConfidence, 0.8);
+  });
+
+  it("reviewer - an unclassified delete tool is treated as a write tool", () => {
+    const unclassified = create(RoutingCandidateSchema, { tool: { ...toolDefinition("memory", "delete_entities"), sideEffect: ToolDefinition_SideEffect.READ }, score: 0.7 });
+    const packet = selected("delete the entities 'Alice'", [unclassified], "memory.delete_entities", { entityNames: ["Alice"] }, 0.85);
+    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+    assert.equal(routingOf(packet).dryRun, true);
+    assert.match(lastReflection(packet).summary, /catalog marks memory\.delete_entities READ, but its name says it changes things/);
+  });
+
+  it("reviewer - a request mentioning writes in quotes is not a contradiction", () => {
+    const packet = selected("search my memory for 'delete me'", [candidate("memory", "search_nodes", 0.8)], "memory.search_nodes", { query: "delete me" }, 0.85);
+    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+  });
+});
+
+describe("reviewer - reviewStageWith", () => {
+  const approvesEverything: Reviewer = { kind: "scripted", review: () => ({ approved: true, confidence: 0.99, reasoning: "looks fine" }) };
+
+  it("reviewer - the code checks overrule a reviewer that approves", async () => {
+    const packet = selected("please read the file", candidates(READ_TOOLS), "filesystem.read_text_file", {}, 0.9);
+    assert.deepEqual(await reviewStageWith(packet, config, approvesEverything), { done: true });
+    const routing = routingOf(packet);
+    assert.equal(routing.executionStatus, SKIPPED);
+    assert.equal(routing.reviewConfidence, 0.5);
+    assert.match(routing.reviewReasoning, /Overruled by the code checks/);
+  });
+
+  it("reviewer - not approved caps confidence at 0.5 and never runs, whatever the threshold", async () => {
+    const refuses: Reviewer = { kind: "scripted", review: () => ({ approved: false, confidence: 0.9, reasoning: "wrong file" }) };
+    const packet = selected("please read the file notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.9);
+    assert.deepEqual(await reviewStageWith(packet, { ...config, REVIEW_CONFIDENCE_THRESHOLD: 0.2 }, refuses), { done: true });
+    assert.equal(routingOf(packet).reviewConfidence, 0.5);
+    assert.equal(routingOf(packet).executionStatus, SKIPPED);
+    assert.match(lastReflection(packet).summary, /not approved: wrong file/);
+  });
+
+  it("reviewer - an approving reviewer does not widen policy", async () => {
+    const packet = selected("write hello to notes/a.txt", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.9);
+    assert.deepEqual(await reviewStageWith(packet, config, approvesEverything), { next: "execute" });
+    assert.equal(routingOf(packet).dryRun, true);
+  });
+});

@@ -1,0 +1,226 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { intentOf, newPacket, Packet_State, routingOf, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import type { Packet, RoutingCandidate } from "@switchyard/packet";
+import { defaultConfig } from "../src/config.js";
+import type { Config } from "../src/config.js";
+import { heuristicSelector } from "../src/heuristic-selector.js";
+import { selectionRequestOf, selectStage, selectStageWith } from "../src/select.js";
+import type { Selector } from "../src/selector.js";
+import { candidates } from "./support/tools.js";
+
+// Scores as the embedding-router's local index gives them for these requests over the
+// filesystem, memory and everything servers' catalogs (rounded).
+const READ_REQUEST_CANDIDATES = {
+  "filesystem.read_file": 0.77,
+  "filesystem.read_multiple_files": 0.75,
+  "filesystem.read_text_file": 0.74,
+  "filesystem.read_media_file": 0.72,
+  "filesystem.get_file_info": 0.53,
+  "memory.read_graph": 0.56,
+};
+
+function packetFor(message: string, cands: RoutingCandidate[], init: (p: Packet) => void = () => {}): Packet {
+  const packet = newPacket({ message });
+  intentOf(packet).query = message;
+  routingOf(packet).candidates = cands;
+  packet.state = Packet_State.SELECTING;
+  init(packet);
+  return packet;
+}
+
+const config: Config = defaultConfig;
+
+describe("selector - selectStage", () => {
+  it("selector - a clear read request picks read_text_file with confidence >= 0.8", () => {
+    const packet = packetFor("please read the file notes/todo.md", candidates(READ_REQUEST_CANDIDATES));
+    const outcome = selectStage(packet, config);
+
+    assert.deepEqual(outcome, { next: "review" });
+    const routing = routingOf(packet);
+    assert.equal(routing.selectedTool?.toolName, "filesystem.read_text_file");
+    assert.deepEqual(routing.selectedTool?.params, { path: "notes/todo.md" });
+    assert.ok(routing.selectedTool!.selectionConfidence >= 0.8, `confidence ${routing.selectedTool!.selectionConfidence}`);
+    assert.match(routing.selectedTool!.selectionReasoning, /required arguments 1\/1/);
+    assert.equal(routing.executionStatus, ToolRoutingState_ExecutionStatus.AWAITING_CONFIDENCE);
+    assert.equal(routing.needsTool, true);
+    assert.equal(packet.state, Packet_State.REVIEWING);
+
+    assert.equal(routing.alternativeTools.length, 2);
+    for (const alt of routing.alternativeTools) {
+      assert.notEqual(alt.toolName, "filesystem.read_text_file");
+      assert.ok(alt.selectionConfidence < routing.selectedTool!.selectionConfidence);
+      assert.ok(alt.selectionReasoning.length > 0);
+    }
+    assert.deepEqual(routing.alternativeTools[0]?.params, { paths: ["notes/todo.md"] });
+
+    const log = packet.reasoning!.reflectionLog;
+    assert.equal(log.length, 1);
+    assert.equal(log[0]?.step, "select");
+    assert.match(log[0]!.summary, /Selected filesystem\.read_text_file/);
+    assert.equal(log[0]?.confidence, routing.selectedTool!.selectionConfidence);
+  });
+
+  it("selector - an ambiguous request stays below 0.7", () => {
+    const packet = packetFor(
+      "notes/todo.md",
+      candidates({ "filesystem.read_text_file": 0.27, "filesystem.get_file_info": 0.23, "filesystem.write_file": 0.24, "filesystem.search_files": 0.23, "filesystem.read_file": 0.25 }),
+    );
+    selectStage(packet, config);
+    const confidence = routingOf(packet).selectedTool!.selectionConfidence;
+    assert.ok(confidence < 0.7, `confidence ${confidence}`);
+  });
+
+  it("selector - a vague request with no arguments stays below 0.7", () => {
+    const packet = packetFor(
+      "do something with my files",
+      candidates({ "filesystem.read_multiple_files": 0.79, "filesystem.read_text_file": 0.78, "filesystem.write_file": 0.76, "filesystem.list_allowed_directories": 0.4 }),
+    );
+    selectStage(packet, config);
+    assert.ok(routingOf(packet).selectedTool!.selectionConfidence < 0.7);
+  });
+
+  it("selector - no candidates: SKIPPED, COMPLETED, with a reflection", () => {
+    const packet = packetFor("please read the file notes/todo.md", []);
+    const outcome = selectStage(packet, config);
+    assert.deepEqual(outcome, { done: true });
+    assert.equal(routingOf(packet).executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
+    assert.equal(routingOf(packet).selectedTool, undefined);
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.equal(packet.reasoning!.reflectionLog[0]?.step, "select");
+    assert.match(packet.reasoning!.reflectionLog[0]!.summary, /No candidate tools/);
+  });
+
+  it("selector - a missing required argument is named and still handed to review", () => {
+    const packet = packetFor("please read the file", candidates({ "filesystem.read_text_file": 0.8, "filesystem.get_file_info": 0.5 }));
+    const outcome = selectStage(packet, config);
+    assert.deepEqual(outcome, { next: "review" });
+    const selected = routingOf(packet).selectedTool!;
+    assert.equal(selected.toolName, "filesystem.read_text_file");
+    assert.deepEqual(selected.params, {});
+    assert.match(selected.selectionReasoning, /Invalid arguments: path: is required/);
+    assert.ok(selected.selectionConfidence <= 0.5);
+    assert.match(packet.reasoning!.reflectionLog[0]!.summary, /arguments are invalid: path: is required/);
+    assert.equal(packet.state, Packet_State.REVIEWING);
+  });
+
+  it("selector - a write request fills content and path", () => {
+    const packet = packetFor(
+      "write hello world to notes/a.txt",
+      candidates({ "filesystem.write_file": 0.65, "filesystem.get_file_info": 0.11, "filesystem.read_text_file": 0.1, "filesystem.edit_file": 0.1 }),
+    );
+    selectStage(packet, config);
+    const selected = routingOf(packet).selectedTool!;
+    assert.equal(selected.toolName, "filesystem.write_file");
+    assert.deepEqual(selected.params, { path: "notes/a.txt", content: "hello world" });
+    assert.ok(selected.selectionConfidence >= 0.8, `confidence ${selected.selectionConfidence}`);
+  });
+
+  it("selector - a memory search picks search_nodes with its query", () => {
+    const packet = packetFor(
+      "search my memory for Alice",
+      candidates({ "memory.search_nodes": 0.78, "filesystem.search_files": 0.42, "memory.read_graph": 0.3, "memory.open_nodes": 0.27 }),
+    );
+    selectStage(packet, config);
+    assert.equal(routingOf(packet).selectedTool?.toolName, "memory.search_nodes");
+    assert.deepEqual(routingOf(packet).selectedTool?.params, { query: "Alice" });
+  });
+
+  it("selector - an equivalent runner-up does not lower confidence", () => {
+    // list_directory and list_directory_with_sizes would both list notes; list_allowed_directories would not.
+    const packet = packetFor(
+      "list the notes directory",
+      candidates({ "filesystem.list_allowed_directories": 0.79, "filesystem.list_directory": 0.78, "filesystem.list_directory_with_sizes": 0.77 }),
+    );
+    selectStage(packet, config);
+    const selected = routingOf(packet).selectedTool!;
+    assert.match(selected.toolName, /^filesystem\.list_directory/);
+    assert.ok(selected.selectionConfidence >= 0.8, `confidence ${selected.selectionConfidence}`);
+    assert.match(selected.selectionReasoning, /ahead of filesystem\.list_allowed_directories/);
+  });
+
+  it("selector - the current step is read before the original prompt", () => {
+    const packet = packetFor(
+      "read notes/a.txt and then write done to notes/b.txt",
+      candidates({ "filesystem.read_text_file": 0.6, "filesystem.write_file": 0.6 }),
+      (p) => {
+        intentOf(p).steps = ["read notes/a.txt", "write done to notes/b.txt"];
+        intentOf(p).stepIndex = 1;
+      },
+    );
+    selectStage(packet, config);
+    assert.equal(routingOf(packet).selectedTool?.toolName, "filesystem.write_file");
+    assert.deepEqual(routingOf(packet).selectedTool?.params, { path: "notes/b.txt", content: "done" });
+  });
+
+  it("selector - a missing argument falls back to the original prompt", () => {
+    const packet = packetFor("can you show me notes/todo.md", candidates({ "filesystem.read_text_file": 0.7 }), (p) => {
+      intentOf(p).query = "show it";
+      intentOf(p).steps = ["show it"];
+    });
+    const request = selectionRequestOf(packet);
+    assert.equal(request.text, "show it");
+    assert.deepEqual(request.fallbackTexts, ["can you show me notes/todo.md"]);
+    selectStage(packet, config);
+    assert.deepEqual(routingOf(packet).selectedTool?.params, { path: "notes/todo.md" });
+  });
+
+  it("selector - SELECTOR_ALTERNATIVES bounds the alternatives", () => {
+    const packet = packetFor("please read the file notes/todo.md", candidates(READ_REQUEST_CANDIDATES));
+    selectStage(packet, { ...config, SELECTOR_ALTERNATIVES: 0 });
+    assert.equal(routingOf(packet).alternativeTools.length, 0);
+  });
+
+  it("selector - a packet back from reinjection loses the previous review", () => {
+    const packet = packetFor("please read the file notes/todo.md", candidates(READ_REQUEST_CANDIDATES), (p) => {
+      const routing = routingOf(p);
+      routing.reviewConfidence = 0.9;
+      routing.reviewReasoning = "previous step";
+      routing.dryRun = true;
+      routing.executionStatus = ToolRoutingState_ExecutionStatus.EXECUTED;
+    });
+    selectStage(packet, config);
+    const routing = routingOf(packet);
+    assert.equal(routing.reviewConfidence, 0);
+    assert.equal(routing.reviewReasoning, "");
+    assert.equal(routing.dryRun, false);
+    assert.equal(routing.executionStatus, ToolRoutingState_ExecutionStatus.AWAITING_CONFIDENCE);
+  });
+});
+
+describe("selector - selectStageWith", () => {
+  it("selector - the heuristic Selector gives the same answer as selectStage", async () => {
+    const a = packetFor("please read the file notes/todo.md", candidates(READ_REQUEST_CANDIDATES));
+    const b = packetFor("please read the file notes/todo.md", candidates(READ_REQUEST_CANDIDATES));
+    selectStage(a, config);
+    await selectStageWith(b, config, heuristicSelector(config));
+    assert.deepEqual(routingOf(b).selectedTool, routingOf(a).selectedTool);
+    assert.deepEqual(routingOf(b).alternativeTools, routingOf(a).alternativeTools);
+  });
+
+  it("selector - a choice outside the candidates is never selected", async () => {
+    const outside: Selector = {
+      kind: "scripted",
+      select: () => ({ choices: [{ toolName: "filesystem.write_file", params: { path: "x", content: "y" }, confidence: 0.99, reasoning: "made up" }], reasoning: "made up" }),
+    };
+    const packet = packetFor("please read the file notes/todo.md", candidates({ "filesystem.read_text_file": 0.8 }));
+    const outcome = await selectStageWith(packet, config, outside);
+    assert.deepEqual(outcome, { done: true });
+    assert.equal(routingOf(packet).selectedTool, undefined);
+    assert.equal(routingOf(packet).executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.match(packet.reasoning!.reflectionLog[0]!.summary, /outside the candidates: filesystem\.write_file/);
+  });
+
+  it("selector - invalid arguments cap a selector's confidence at 0.5", async () => {
+    const sure: Selector = {
+      kind: "scripted",
+      select: () => ({ choices: [{ toolName: "filesystem.read_text_file", params: { path: 42 }, confidence: 0.95, reasoning: "sure" }], reasoning: "sure" }),
+    };
+    const packet = packetFor("please read the file notes/todo.md", candidates({ "filesystem.read_text_file": 0.8 }));
+    assert.deepEqual(await selectStageWith(packet, config, sure), { next: "review" });
+    const selected = routingOf(packet).selectedTool!;
+    assert.equal(selected.selectionConfidence, 0.5);
+    assert.match(selected.selectionReasoning, /path: must be string/);
+  });
+});
