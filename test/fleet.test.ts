@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SERVICES } from "@switchyard/fleet";
+import { createRouterClient } from "@switchyard/grpc";
+import { Packet_State, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import { eventually, fleetSkipReason, startTestFleet } from "./harness.js";
 import type { TestFleet } from "./harness.js";
 
@@ -163,5 +165,25 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     const selectorHops = done.hops.filter((h: any) => h.service === "selector");
     assert.equal(selectorHops.length, 1);
     assert.equal(selectorHops[0].instance.split(":").at(-1), String(t.fleet.processes.get("selector")!.child.pid));
+  });
+
+  it("fleet - the same API over gRPC: SubmitPacket, GetPacket, Route, ListTools", async () => {
+    const port = t.fleet.processes.get("gateway")!.ready["grpcPort"];
+    const client = createRouterClient(`127.0.0.1:${port}`);
+    try {
+      const submitted = await client.submitPacket({ message: "please read the file notes/todo.md" });
+      assert.equal(submitted.finished, true);
+      assert.equal(submitted.packet?.state, Packet_State.COMPLETED);
+      assert.equal(submitted.packet?.toolRouting?.executionStatus, ToolRoutingState_ExecutionStatus.EXECUTED);
+      const fetched = await client.getPacket({ packetId: submitted.packetId });
+      assert.equal(fetched.header?.packetId, submitted.packetId);
+      const routed = await client.route({ message: "list the files in notes" });
+      assert.ok(routed.candidates.some((c) => c.tool?.name === "filesystem.list_directory"));
+      const tools = await client.listTools({});
+      assert.ok(tools.tools.length > 5);
+      await assert.rejects(client.submitPacket({ message: "" }), /message/);
+    } finally {
+      client.close();
+    }
   });
 });

@@ -5,7 +5,8 @@ import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/prot
 import * as grpc from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
 import { Packet_State, Router, RoutingCandidate_Source, ToolRoutingState_ExecutionStatus, Turn_Role } from "@switchyard/packet";
-import { buildGrpcServer, grpcServiceDefinition, ROUTER_SERVICE_NAME } from "../src/grpc-server.js";
+import { grpcServiceDefinition } from "@switchyard/grpc";
+import { buildGrpcServer, ROUTER_SERVICE_NAME } from "../src/grpc-server.js";
 import { GatewayError } from "../src/deps.js";
 import { CATALOG, InMemoryGatewayDeps, NEEDS_APPROVAL } from "./in-memory-deps.js";
 

@@ -1,0 +1,3 @@
+export { createRouterClient } from "./router-client.js";
+export type { RouterClient } from "./router-client.js";
+export { grpcServiceDefinition } from "./service-definition.js";
