@@ -1,5 +1,4 @@
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { DescMessage, DescService, MessageShape } from "@bufbuild/protobuf";
+import type { MessageShape } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import { grpcServiceDefinition } from "@switchyard/grpc";
