@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { ToolDefinition_SideEffect } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
+import { toolDefinitions } from "@switchyard/test-fixtures";
 
 type JsonObject = NonNullable<ToolDefinition["inputSchema"]>;
 
@@ -24,34 +25,13 @@ export function tool(input: Partial<Omit<ToolDefinition, "$typeName">> & { name:
   };
 }
 
-interface McpTool {
-  name: string;
-  description?: string;
-  inputSchema?: JsonObject;
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean };
-}
-
 /**
- * The filesystem server's `tools/list` (test/fixtures/filesystem-tools.json,
- * recorded from @modelcontextprotocol/server-filesystem) as catalog entries
- * named "filesystem.<tool>". The deprecated `read_file` is left out, as the
- * catalog config does for deprecated tools.
+ * The filesystem server's `tools/list` (recorded from @modelcontextprotocol/server-filesystem,
+ * shared by @switchyard/test-fixtures) as catalog entries named "filesystem.<tool>". The
+ * deprecated `read_file` is left out, as the catalog config does for deprecated tools.
  */
 export function filesystemTools(): ToolDefinition[] {
-  const url = new URL("./fixtures/filesystem-tools.json", import.meta.url);
-  const list = JSON.parse(readFileSync(url, "utf8")) as { tools: McpTool[] };
-  return list.tools
-    .filter((t) => t.name !== "read_file")
-    .map((t) =>
-      tool({
-        name: `filesystem.${t.name}`,
-        description: t.description ?? "",
-        inputSchema: t.inputSchema ?? {},
-        sideEffect: t.annotations?.readOnlyHint ? ToolDefinition_SideEffect.READ : ToolDefinition_SideEffect.WRITE,
-        server: "filesystem",
-        serverToolName: t.name,
-      }),
-    );
+  return toolDefinitions("filesystem").filter((t) => t.serverToolName !== "read_file");
 }
 
 export interface BenchTool {

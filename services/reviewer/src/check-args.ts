@@ -1,83 +1,41 @@
 /**
- * The reviewer's own look at the arguments, independent of the selector's: required properties
- * present, and each top-level argument of the declared type, in its enum and bounds. The
- * selector validates in full with ajv; this second look makes sure a call the selector let
- * through with missing or mistyped arguments is refused here, whatever selector produced it.
+ * The reviewer's look at the arguments: the tool's inputSchema checked in full by
+ * @switchyard/tool-schema (the same validator the selector uses), so a call that any selector
+ * let through with missing, mistyped or out-of-range arguments is refused here. Problems are
+ * worded for the review's reasoning and for the question put to the user ("Which path …?").
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { argumentIssues, requiredProperties } from "@switchyard/tool-schema";
+import type { ArgumentIssue } from "@switchyard/tool-schema";
 
 export interface ArgumentProblem {
   field: string;
   message: string;
 }
 
-/** Problems with `params` against `schema`'s top level; empty when none are found. */
+/** Problems with `params` against `schema`; empty when none are found. */
 export function checkArguments(schema: JsonObject, params: JsonObject): ArgumentProblem[] {
-  const problems: ArgumentProblem[] = [];
-  const properties = asObject(schema["properties"]) ?? {};
-  const required = Array.isArray(schema["required"]) ? schema["required"].filter((r): r is string => typeof r === "string") : [];
-  for (const name of required) {
-    if (!(name in params) || params[name] === null) problems.push({ field: name, message: "is required" });
-  }
-  for (const [name, value] of Object.entries(params)) {
-    const property = asObject(properties[name]);
-    if (!property) {
-      if (schema["additionalProperties"] === false) problems.push({ field: name, message: "is not a parameter of this tool" });
-      continue;
+  // The reviewer's own rule: a required argument given as null was not given (JSON Schema counts it as present).
+  const nulls = requiredProperties(schema).filter((name) => params[name] === null).map((field) => ({ field, message: "is required" }));
+  return [...nulls, ...argumentIssues(schema, params).map((issue) => ({ field: issue.field, message: wording(issue) }))];
+}
+
+/** The review's words for an issue, where they differ from ajv's ("must be one of …" names the values). */
+function wording({ keyword, params, message }: ArgumentIssue): string {
+  switch (keyword) {
+    case "type": {
+      const types = Array.isArray(params["type"]) ? params["type"] : [params["type"]];
+      return `must be ${types.join(" or ")}`;
     }
-    const problem = checkValue(property, value);
-    if (problem) problems.push({ field: name, message: problem });
-  }
-  return problems;
-}
-
-function checkValue(schema: JsonObject, value: JsonValue): string | undefined {
-  const types = typesOf(schema);
-  if (types.length > 0 && !types.some((t) => hasType(value, t))) return `must be ${types.join(" or ")}`;
-  const allowed = schema["enum"];
-  if (Array.isArray(allowed) && !allowed.some((a) => JSON.stringify(a) === JSON.stringify(value))) {
-    return `must be one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`;
-  }
-  if (typeof value === "number") {
-    if (typeof schema["minimum"] === "number" && value < schema["minimum"]) return `must be >= ${schema["minimum"]}`;
-    if (typeof schema["maximum"] === "number" && value > schema["maximum"]) return `must be <= ${schema["maximum"]}`;
-  }
-  if (typeof value === "string" && typeof schema["minLength"] === "number" && value.length < schema["minLength"]) {
-    return `must have at least ${schema["minLength"]} characters`;
-  }
-  if (Array.isArray(value) && typeof schema["minItems"] === "number" && value.length < schema["minItems"]) {
-    return `must have at least ${schema["minItems"]} items`;
-  }
-  return undefined;
-}
-
-function typesOf(schema: JsonObject): string[] {
-  const type = schema["type"];
-  if (typeof type === "string") return [type];
-  return Array.isArray(type) ? type.filter((t): t is string => typeof t === "string") : [];
-}
-
-function hasType(value: JsonValue, type: string): boolean {
-  switch (type) {
-    case "string":
-      return typeof value === "string";
-    case "number":
-      return typeof value === "number";
-    case "integer":
-      return typeof value === "number" && Number.isInteger(value);
-    case "boolean":
-      return typeof value === "boolean";
-    case "array":
-      return Array.isArray(value);
-    case "object":
-      return value !== null && typeof value === "object" && !Array.isArray(value);
-    case "null":
-      return value === null;
+    case "enum": {
+      const allowed = Array.isArray(params["allowedValues"]) ? (params["allowedValues"] as JsonValue[]) : [];
+      return `must be one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`;
+    }
+    case "minLength":
+      return `must have at least ${String(params["limit"])} characters`;
+    case "minItems":
+      return `must have at least ${String(params["limit"])} items`;
     default:
-      return true;
+      return message;
   }
-}
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return value !== null && value !== undefined && typeof value === "object" && !Array.isArray(value) ? value : undefined;
 }

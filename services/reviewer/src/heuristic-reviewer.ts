@@ -3,8 +3,8 @@
  * a request that both changes and looks at things ("read a.txt and delete it") loses 0.1,
  * since one tool can answer only part of it. It approves when the code checks found nothing.
  */
+import { requestVerbs } from "@switchyard/request-text";
 import type { Review, ReviewRequest, Reviewer } from "./reviewer.js";
-import { requestVerbs } from "./request-verbs.js";
 
 /** Confidence lost when the request mixes changing and looking verbs. */
 const MIXED_REQUEST_PENALTY = 0.1;

@@ -14,6 +14,7 @@
 import { parseList } from "@switchyard/config";
 import { ToolDefinition_SideEffect } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
+import { changesThings, localToolName, nameWords, toolActions } from "@switchyard/request-text";
 import type { Config } from "./config.js";
 
 export type PolicyAction = "execute" | "dry-run" | "await-approval";
@@ -54,17 +55,12 @@ export function decidePolicy(sideEffect: ToolDefinition_SideEffect, toolName: st
   };
 }
 
-/** Verbs in a tool's name that mean it runs things. */
-const EXECUTE_NAME_WORDS = new Set(["run", "execute", "exec", "shell", "eval", "spawn", "launch", "invoke"]);
-/** Verbs in a tool's name that mean it changes things. */
-const WRITE_NAME_WORDS = new Set([
-  "write", "save", "put", "store", "append", "create", "make", "mkdir", "add", "insert", "edit", "modify", "update",
-  "patch", "replace", "set", "delete", "remove", "rm", "erase", "unlink", "drop", "destroy", "move", "rename", "mv",
-  "copy", "upload", "send", "post", "toggle", "kill",
-]);
-
-// camelCase, snake_case, kebab-case and dotted boundaries in tool names.
-const NAME_BOUNDARY = /(?<=[a-z0-9])(?=[A-Z])|[_\-\s.]+/;
+/**
+ * Words in a tool's name that mean it runs or changes things although the shared verb table
+ * (@switchyard/request-text) does not list them as such; policy errs on the strict side.
+ */
+const EXTRA_EXECUTE_WORDS = new Set(["shell", "eval", "spawn"]);
+const EXTRA_WRITE_WORDS = new Set(["set", "copy", "upload", "send", "post", "toggle", "kill"]);
 
 /**
  * The side-effect class policy uses: the catalog's, made stricter when the tool's name says it
@@ -76,11 +72,12 @@ export function effectiveSideEffect(tool: Pick<ToolDefinition, "name" | "serverT
   sideEffect: ToolDefinition_SideEffect;
   tightened: boolean;
 } {
-  const local = tool.serverToolName || tool.name.slice(tool.name.lastIndexOf(".") + 1);
-  const words = local.split(NAME_BOUNDARY).map((w) => w.toLowerCase());
-  const implied = words.some((w) => EXECUTE_NAME_WORDS.has(w))
+  const local = tool.serverToolName || localToolName(tool.name);
+  const words = nameWords(local);
+  const actions = [...toolActions(local)];
+  const implied = actions.includes("run") || words.some((w) => EXTRA_EXECUTE_WORDS.has(w))
     ? ToolDefinition_SideEffect.EXECUTE
-    : words.some((w) => WRITE_NAME_WORDS.has(w))
+    : actions.some(changesThings) || words.some((w) => EXTRA_WRITE_WORDS.has(w))
       ? ToolDefinition_SideEffect.WRITE
       : ToolDefinition_SideEffect.READ;
   const declared = tool.sideEffect;

@@ -4,9 +4,10 @@
  * In order, each step explained in a reflection-log entry (step "review"):
  * 1. No selection, or a selected tool that is not among the routing candidates: rejected,
  *    never executed (SKIPPED, packet COMPLETED), whatever LOW_CONFIDENCE_ACTION says.
- * 2. Code checks (findings): required arguments missing or of the wrong type; the request's verb
- *    contradicting the tool (asks to delete/write/create/move/run but the tool only reads, or asks
- *    to read/show/list but the tool writes). Any finding means not approved.
+ * 2. Code checks (findings): arguments that fail the tool's inputSchema (missing, of the wrong
+ *    type, out of range); the request's verb contradicting the tool (asks to delete/write/create/
+ *    move/run but the tool only reads, or asks to read/show/list but the tool writes). Any
+ *    finding means not approved.
  * 3. The Reviewer (heuristic or model) gives { approved, confidence, reasoning }; not approved,
  *    by it or by a finding, caps confidence at 0.5 (seed 000 §4.1).
  * 4. Not approved, or confidence below REVIEW_CONFIDENCE_THRESHOLD: LOW_CONFIDENCE_ACTION "skip"
@@ -16,22 +17,13 @@
  *    EXECUTING (the executor describes the call without making it); await-approval → AWAITING_APPROVAL.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import {
-  addReflection,
-  contentOf,
-  finish,
-  intentOf,
-  Packet_State,
-  routingOf,
-  ToolDefinition_SideEffect,
-  ToolRoutingState_ExecutionStatus,
-} from "@switchyard/packet";
+import { addReflection, finish, Packet_State, routingOf, ToolDefinition_SideEffect, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, SelectedTool, StageOutcome, ToolDefinition } from "@switchyard/packet";
+import { requestTexts, requestVerbs } from "@switchyard/request-text";
 import { checkArguments } from "./check-args.js";
 import type { Config } from "./config.js";
 import { heuristicReview } from "./heuristic-reviewer.js";
 import { decidePolicy, effectiveSideEffect } from "./policy.js";
-import { requestVerbs } from "./request-verbs.js";
 import type { Finding, Review, ReviewRequest, Reviewer } from "./reviewer.js";
 
 const STEP = "review";
@@ -135,9 +127,7 @@ export function applyReview(packet: Packet, request: ReviewRequest, review: Revi
 
 /** The current step, else the intent's query, else the original prompt (as the selector reads it). */
 export function requestText(packet: Packet): string {
-  const intent = intentOf(packet);
-  const texts = [intent.steps[intent.stepIndex] ?? "", intent.query, contentOf(packet).originalPrompt].map((t) => t.trim());
-  return texts.find(Boolean) ?? "";
+  return requestTexts(packet)[0] ?? "";
 }
 
 function reject(packet: Packet, reason: string): StageOutcome {
@@ -159,7 +149,8 @@ function argumentFindings(tool: ToolDefinition, selected: SelectedTool): Finding
     {
       kind: "arguments",
       detail: `The arguments for ${selected.toolName} are not usable: ${problems.map((p) => `${p.field} ${p.message}`).join("; ")}.`,
-      fields: problems.map((p) => p.field),
+      // "(arguments)" is the whole call (an unusable schema), not a field the user could name.
+      fields: problems.map((p) => p.field).filter((field) => field !== "(arguments)"),
     },
   ];
 }

@@ -1,9 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { JsonObject } from "@bufbuild/protobuf";
+import { schemaOf } from "@switchyard/test-fixtures";
 import { checkArguments } from "../src/check-args.js";
-import { requestVerbs } from "../src/request-verbs.js";
-import { schemaOf } from "./support/tools.js";
 
 describe("reviewer - checkArguments", () => {
   const rows: { name: string; schema: JsonObject; params: JsonObject; problems: string[] }[] = [
@@ -16,29 +15,13 @@ describe("reviewer - checkArguments", () => {
     { name: "bounds", schema: schemaOf("everything", "get-resource-links"), params: { count: 0 }, problems: ["count must be >= 1"] },
     { name: "minItems", schema: schemaOf("filesystem", "read_multiple_files"), params: { paths: [] }, problems: ["paths must have at least 1 items"] },
     { name: "no schema properties", schema: {}, params: { anything: 1 }, problems: [] },
+    { name: "nested arguments", schema: schemaOf("memory", "create_entities"), params: { entities: [{ name: "Alice" }] }, problems: ["entities.0.entityType is required", "entities.0.observations is required"] },
+    { name: "a type list", schema: { type: "object", properties: { n: { type: ["integer", "null"] } } }, params: { n: "x" }, problems: ["n must be integer or null"] },
+    { name: "an unusable schema", schema: { type: "object", properties: { x: { $ref: "https://example.invalid/x.json" } } }, params: {}, problems: ["(arguments) the tool's inputSchema cannot be used: can't resolve reference https://example.invalid/x.json from id #"] },
   ];
   for (const row of rows) {
     it(`reviewer - checks arguments: ${row.name}`, () => {
       assert.deepEqual(checkArguments(row.schema, row.params).map((p) => `${p.field} ${p.message}`), row.problems);
-    });
-  }
-});
-
-describe("reviewer - requestVerbs", () => {
-  const rows: { text: string; changing: string[]; looking: string[] }[] = [
-    { text: "delete notes/todo.md", changing: ["delete"], looking: [] },
-    { text: "please read the file notes/todo.md", changing: [], looking: ["read"] },
-    { text: "read save.txt", changing: [], looking: ["read"] },
-    { text: "show me 'how to delete files'", changing: [], looking: ["show"] },
-    { text: "write hello to notes/a.txt", changing: ["write"], looking: [] },
-    { text: "read a.txt and then remove it", changing: ["remove"], looking: ["read"] },
-    { text: "what changed in notes/todo.md?", changing: [], looking: [] },
-    { text: "list the latest updates", changing: [], looking: ["list"] },
-    { text: "run the tests", changing: ["run"], looking: [] },
-  ];
-  for (const row of rows) {
-    it(`reviewer - verbs of "${row.text}"`, () => {
-      assert.deepEqual(requestVerbs(row.text), { changing: row.changing, looking: row.looking });
     });
   }
 });

@@ -1,10 +1,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ToolDefinition_SideEffect } from "@switchyard/packet";
+import { toolDefinition } from "@switchyard/test-fixtures";
 import { defaultConfig } from "../src/config.js";
 import { decidePolicy, effectiveSideEffect, trustedTools } from "../src/policy.js";
 import type { PolicyAction, PolicyConfig } from "../src/policy.js";
-import { toolDefinition } from "./support/tools.js";
 
 const { READ, WRITE, EXECUTE } = ToolDefinition_SideEffect;
 const off: PolicyConfig = { ALLOW_WRITE_TOOLS: false, ALLOW_EXECUTE_TOOLS: false, TRUSTED_TOOLS: "" };

@@ -13,11 +13,11 @@ import {
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
 import type { Packet, RoutingCandidate } from "@switchyard/packet";
+import { candidate, candidates, toolDefinition } from "@switchyard/test-fixtures";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { reviewStage, reviewStageWith } from "../src/review.js";
 import type { Reviewer } from "../src/reviewer.js";
-import { candidate, candidates, toolDefinition } from "./support/tools.js";
 
 const { APPROVED, SKIPPED, PENDING } = ToolRoutingState_ExecutionStatus;
 

@@ -4,8 +4,9 @@
  * request does not say stays unfilled, and required properties left unfilled are reported as missing.
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { scanMessage } from "./scan-message.js";
-import type { MessageScan, PathRef, Quote, Span } from "./scan-message.js";
+import { nameWords, scanMessage } from "@switchyard/request-text";
+import type { MessageScan, PathRef, Quote, Span } from "@switchyard/request-text";
+import { requiredProperties } from "@switchyard/tool-schema";
 
 export interface Extraction {
   /** The arguments found, by property name. */
@@ -45,13 +46,14 @@ interface Property {
 const PATH_WORDS = new Set(["path", "paths", "file", "files", "filename", "filenames", "filepath", "source", "src", "destination", "dest", "directory", "directories", "dir", "dirs", "folder"]);
 const SOURCE_WORDS = new Set(["source", "src", "from", "origin", "old"]);
 const DESTINATION_WORDS = new Set(["destination", "dest", "target", "to", "new", "output"]);
-const TEXT_ROLES: Record<string, TextRole> = {
-  content: "content", contents: "content", text: "content", body: "content", message: "content", data: "content",
-  query: "query", keyword: "query", keywords: "query", term: "query", terms: "query", search: "query",
-  pattern: "pattern", glob: "pattern",
-  name: "name", names: "name", title: "name",
-  command: "command", cmd: "command",
-};
+/** A Map, so that property words such as "constructor" find nothing. */
+const TEXT_ROLES = new Map<string, TextRole>([
+  ["content", "content"], ["contents", "content"], ["text", "content"], ["body", "content"], ["message", "content"], ["data", "content"],
+  ["query", "query"], ["keyword", "query"], ["keywords", "query"], ["term", "query"], ["terms", "query"], ["search", "query"],
+  ["pattern", "pattern"], ["glob", "pattern"],
+  ["name", "name"], ["names", "name"], ["title", "name"],
+  ["command", "command"], ["cmd", "command"],
+]);
 
 /** Words in a description that carry no meaning for matching a number to its property. */
 const DESCRIPTION_STOP_WORDS = new Set([
@@ -68,8 +70,6 @@ const WRITE_TARGET_PREPOSITIONS = new Set(["to", "in", "into", "inside", "as", "
 /** Content that only points elsewhere ("save it to a.txt"); the heuristic cannot resolve it, so it stays unfilled. */
 const PRONOUNS = new Set(["it", "this", "that", "them", "these", "those", "something", "everything", "the result", "the results"]);
 
-// camelCase, snake_case and kebab-case boundaries, for splitting property names into words.
-const NAME_BOUNDARY = /(?<=[a-z0-9])(?=[A-Z])|[_\-\s.]+/;
 // A word in a description.
 const DESCRIPTION_WORD = /[a-z]+/g;
 // The first write-like verb of a request: "write", "save", "put", "store", "append".
@@ -141,7 +141,7 @@ class FillState {
 
 /** Required names in schema order; a required name with no property definition still counts (and can never be filled). */
 function requiredNames(schema: JsonObject, properties: Property[]): string[] {
-  const listed = asArray(schema["required"])?.filter((r): r is string => typeof r === "string") ?? [];
+  const listed = requiredProperties(schema);
   const known = properties.filter((p) => p.required).map((p) => p.name);
   return [...known, ...listed.filter((name) => !known.includes(name))];
 }
@@ -149,7 +149,7 @@ function requiredNames(schema: JsonObject, properties: Property[]): string[] {
 function propertiesOf(schema: JsonObject): Property[] {
   const props = asObject(schema["properties"]);
   if (!props) return [];
-  const required = new Set(asArray(schema["required"])?.filter((r): r is string => typeof r === "string") ?? []);
+  const required = new Set(requiredProperties(schema));
   return Object.entries(props).flatMap(([name, value]) => {
     const propSchema = asObject(value);
     return propSchema ? [{ name, schema: propSchema, kind: classify(name, propSchema), required: required.has(name) }] : [];
@@ -195,14 +195,10 @@ function pathRole(words: string[]): "source" | "destination" | "plain" {
 
 function roleOf(words: string[]): TextRole | undefined {
   for (const w of words) {
-    const role = TEXT_ROLES[w];
+    const role = TEXT_ROLES.get(w);
     if (role) return role;
   }
   return undefined;
-}
-
-export function nameWords(name: string): string[] {
-  return name.split(NAME_BOUNDARY).filter(Boolean).map((w) => w.toLowerCase());
 }
 
 /** "write X to Y", "save X in Y", "write to Y: X", "create Y with content X": content and its target together. */

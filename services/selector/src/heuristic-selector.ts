@@ -34,14 +34,14 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { RoutingCandidate } from "@switchyard/packet";
-import { requestActions, requestWords, toolActions, toolNouns } from "./actions.js";
-import type { Action } from "./actions.js";
+import { requestActions, scanMessage, toolActions } from "@switchyard/request-text";
+import type { Action, MessageScan } from "@switchyard/request-text";
+import { requiredProperties } from "@switchyard/tool-schema";
+import { requestWords, toolNouns } from "./actions.js";
 import type { Config } from "./config.js";
 import { extractFromScan } from "./extract-args.js";
 import type { Extraction } from "./extract-args.js";
 import { fileKindConflict } from "./file-kinds.js";
-import { scanMessage } from "./scan-message.js";
-import type { MessageScan } from "./scan-message.js";
 import type { Choice, Selection, SelectionRequest, Selector } from "./selector.js";
 
 export interface ScoredCandidate {
@@ -108,7 +108,7 @@ export function scoreCandidates(request: SelectionRequest, config: Config): Scor
     const toolName = tool?.name ?? "";
     const schema: JsonObject = tool?.inputSchema ?? {};
     const extraction = extractWithFallback(scan, fallbackScans, schema);
-    const requiredCount = requiredOf(schema).length;
+    const requiredCount = requiredProperties(schema).length;
     const retrieval = maxScore > 1 ? candidate.score / maxScore : clamp01(candidate.score);
     const argumentFit = argumentFitOf(extraction, requiredCount, toolName);
     const actions = toolActions(localName(candidate));
@@ -221,11 +221,6 @@ function canonical(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
-}
-
-function requiredOf(schema: JsonObject): string[] {
-  const required = schema["required"];
-  return Array.isArray(required) ? required.filter((r): r is string => typeof r === "string") : [];
 }
 
 function asObject(value: unknown): JsonObject | undefined {

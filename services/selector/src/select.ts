@@ -11,21 +11,13 @@
  */
 import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
-import {
-  addReflection,
-  contentOf,
-  finish,
-  intentOf,
-  Packet_State,
-  routingOf,
-  SelectedToolSchema,
-  ToolRoutingState_ExecutionStatus,
-} from "@switchyard/packet";
+import { addReflection, finish, Packet_State, routingOf, SelectedToolSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, RoutingCandidate, SelectedTool, StageOutcome } from "@switchyard/packet";
+import { requestTexts } from "@switchyard/request-text";
+import { describeErrors, validateArguments } from "@switchyard/tool-schema";
 import type { Config } from "./config.js";
 import { heuristicSelect } from "./heuristic-selector.js";
 import type { Choice, Selection, SelectionRequest, Selector } from "./selector.js";
-import { describeErrors, validateArguments } from "./validate-args.js";
 
 const STEP = "select";
 /** Invalid arguments never leave the selector with more confidence than this. */
@@ -47,11 +39,7 @@ export async function selectStageWith(packet: Packet, config: Config, selector: 
 
 /** The text to act on (current step, else query, else original prompt), its fallbacks, and the candidates. */
 export function selectionRequestOf(packet: Packet): SelectionRequest {
-  const intent = intentOf(packet);
-  const step = intent.steps[intent.stepIndex] ?? "";
-  const texts = [step, intent.query, contentOf(packet).originalPrompt].map((t) => t.trim()).filter(Boolean);
-  const text = texts[0] ?? "";
-  const fallbackTexts = [...new Set(texts.slice(1))].filter((t) => t !== text);
+  const [text = "", ...fallbackTexts] = requestTexts(packet);
   return { text, fallbackTexts, candidates: routingOf(packet).candidates };
 }
 

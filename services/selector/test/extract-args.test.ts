@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { JsonObject } from "@bufbuild/protobuf";
+import { schemaOf } from "@switchyard/test-fixtures";
+import type { Server } from "@switchyard/test-fixtures";
 import { extractArguments } from "../src/extract-args.js";
-import { schemaOf } from "./support/tools.js";
-import type { Server } from "./support/tools.js";
 
 interface Row {
   name: string;

@@ -2,12 +2,12 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { intentOf, newPacket, Packet_State, routingOf, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, RoutingCandidate } from "@switchyard/packet";
+import { candidates } from "@switchyard/test-fixtures";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { heuristicSelector } from "../src/heuristic-selector.js";
 import { selectionRequestOf, selectStage, selectStageWith } from "../src/select.js";
 import type { Selector } from "../src/selector.js";
-import { candidates } from "./support/tools.js";
 
 // Scores as the embedding-router's local index gives them for these requests over the
 // filesystem, memory and everything servers' catalogs (rounded).
@@ -163,6 +163,13 @@ describe("selector - selectStage", () => {
     assert.deepEqual(request.fallbackTexts, ["can you show me notes/todo.md"]);
     selectStage(packet, config);
     assert.deepEqual(routingOf(packet).selectedTool?.params, { path: "notes/todo.md" });
+  });
+
+  it("selector - words that name properties of plain objects are read as words", () => {
+    // "constructor" once found Object.prototype.constructor in the verb and number tables and threw.
+    const packet = packetFor("read the constructor notes in notes/todo.md", candidates(READ_REQUEST_CANDIDATES));
+    assert.deepEqual(selectStage(packet, config), { next: "review" });
+    assert.equal(routingOf(packet).selectedTool?.toolName, "filesystem.read_text_file");
   });
 
   it("selector - SELECTOR_ALTERNATIVES bounds the alternatives", () => {

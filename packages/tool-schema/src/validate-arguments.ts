@@ -24,6 +24,14 @@ export interface ArgumentError {
   message: string;
 }
 
+/** An ArgumentError with what failed, for callers that word errors their own way. */
+export interface ArgumentIssue extends ArgumentError {
+  /** The JSON-schema keyword that failed ("required", "type", "enum", "minimum", …); "$schema" when the schema cannot be used. */
+  keyword: string;
+  /** The keyword's parameters as ajv reports them: { limit: 1 }, { allowedValues: ["name", "size"] }, { type: "string" }. */
+  params: Record<string, unknown>;
+}
+
 export type ValidationResult = { ok: true } | { ok: false; errors: ArgumentError[] };
 
 /** Cached compilations, by schema hash; a schema that failed to compile caches its error. */
@@ -42,12 +50,19 @@ const DRAFT_2019 = /draft\/2019-09\/schema/;
 
 /** Validates `args` against `schema`; see the module comment for the rules. */
 export function validateArguments(schema: JsonObject, args: JsonObject): ValidationResult {
+  const issues = argumentIssues(schema, args);
+  if (issues.length === 0) return { ok: true };
+  return { ok: false, errors: issues.map(({ field, message }) => ({ field, message })) };
+}
+
+/** Every way `args` fails `schema` (empty when valid), with the keyword and parameters of each. */
+export function argumentIssues(schema: JsonObject, args: JsonObject): ArgumentIssue[] {
   const validate = compile(schema);
   if (validate instanceof Error) {
-    return { ok: false, errors: [{ field: "(arguments)", message: `the tool's inputSchema cannot be used: ${validate.message}` }] };
+    return [{ field: "(arguments)", message: `the tool's inputSchema cannot be used: ${validate.message}`, keyword: "$schema", params: {} }];
   }
-  if (validate(args)) return { ok: true };
-  return { ok: false, errors: (validate.errors ?? []).map(toArgumentError) };
+  if (validate(args)) return [];
+  return (validate.errors ?? []).map(toArgumentIssue);
 }
 
 function compile(schema: JsonObject): ValidateFunction | Error {
@@ -82,7 +97,7 @@ function canonicalJson(value: JsonValue): string {
   return JSON.stringify(value);
 }
 
-function toArgumentError(error: ErrorObject): ArgumentError {
+function toArgumentIssue(error: ErrorObject): ArgumentIssue {
   // "/edits/0/oldText" → ["edits", "0", "oldText"]; JSON Pointer escapes "~1" and "~0" are undone.
   const parts = error.instancePath
     .split("/")
@@ -97,7 +112,13 @@ function toArgumentError(error: ErrorObject): ArgumentError {
     error.keyword === "required" ? "is required"
     : error.keyword === "additionalProperties" ? "is not a parameter of this tool"
     : (error.message ?? "is invalid");
-  return { field, message };
+  return { field, message, keyword: error.keyword, params: error.params };
+}
+
+/** The names a schema lists as required, in its order (non-string entries ignored); [] when none. */
+export function requiredProperties(schema: JsonObject): string[] {
+  const required = schema["required"];
+  return Array.isArray(required) ? required.filter((r): r is string => typeof r === "string") : [];
 }
 
 /** How many distinct schemas are compiled and cached (for tests and metrics). */

@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { cachedSchemaCount, describeErrors, validateArguments } from "../src/validate-args.js";
-import { schemaOf } from "./support/tools.js";
+import { schemaOf } from "@switchyard/test-fixtures";
+import { argumentIssues, cachedSchemaCount, describeErrors, requiredProperties, validateArguments } from "../src/validate-arguments.js";
 
 interface Row {
   name: string;
@@ -55,9 +55,9 @@ const rows: Row[] = [
   },
 ];
 
-describe("selector - validateArguments", () => {
+describe("tool-schema - validateArguments", () => {
   for (const row of rows) {
-    it(`selector - validates ${row.name}`, () => {
+    it(`tool-schema - validates ${row.name}`, () => {
       const result = validateArguments(row.schema, row.args);
       if (row.errors.length === 0) {
         assert.deepEqual(result, { ok: true });
@@ -68,7 +68,7 @@ describe("selector - validateArguments", () => {
     });
   }
 
-  it("selector - compiles an equal schema once, whatever its key order", () => {
+  it("tool-schema - compiles an equal schema once, whatever its key order", () => {
     const first = { type: "object", properties: { zz_cache_probe: { type: "string" } }, required: ["zz_cache_probe"] };
     const reordered = { required: ["zz_cache_probe"], properties: { zz_cache_probe: { type: "string" } }, type: "object" };
     validateArguments(first, { zz_cache_probe: "a" });
@@ -77,7 +77,25 @@ describe("selector - validateArguments", () => {
     assert.equal(cachedSchemaCount(), count);
   });
 
-  it("selector - describes errors in one line", () => {
+  it("tool-schema - describes errors in one line", () => {
     assert.equal(describeErrors([{ field: "path", message: "is required" }, { field: "head", message: "must be number" }]), "path: is required; head: must be number");
+  });
+
+  it("tool-schema - issues carry the failed keyword and its parameters", () => {
+    const issues = argumentIssues(schemaOf("filesystem", "list_directory_with_sizes"), { sortBy: "date" });
+    assert.deepEqual(
+      issues.map(({ field, keyword, params }) => ({ field, keyword, params })),
+      [
+        { field: "path", keyword: "required", params: { missingProperty: "path" } },
+        { field: "sortBy", keyword: "enum", params: { allowedValues: ["name", "size"] } },
+      ],
+    );
+    assert.equal(argumentIssues({ type: "object", properties: { x: { $ref: "https://example.invalid/x.json" } } }, {})[0]?.keyword, "$schema");
+  });
+
+  it("tool-schema - required properties in schema order, strings only", () => {
+    assert.deepEqual(requiredProperties(schemaOf("filesystem", "move_file")), ["source", "destination"]);
+    assert.deepEqual(requiredProperties({ required: ["a", 3, "b"] }), ["a", "b"]);
+    assert.deepEqual(requiredProperties({}), []);
   });
 });

@@ -1,6 +1,9 @@
-// Real tool definitions for tests: what @modelcontextprotocol/server-filesystem, server-memory and
-// server-everything return from tools/list (captured in fixtures/mcp-tools.json), as the catalog
-// would hold them: "<server>.<tool>", side effect READ when the server marks the tool read-only.
+/**
+ * Real tool definitions for tests: what @modelcontextprotocol/server-filesystem, server-memory
+ * and server-everything return from tools/list (captured in fixtures/mcp-tools.json), as the
+ * catalog would hold them: "<server>.<tool>", side effect READ when the server marks the tool
+ * read-only, WRITE otherwise.
+ */
 import { readFileSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
@@ -9,14 +12,21 @@ import type { RoutingCandidate, ToolDefinition } from "@switchyard/packet";
 
 export type Server = "filesystem" | "memory" | "everything";
 
-interface McpTool {
+/** One tool as its MCP server lists it. */
+export interface McpTool {
   name: string;
   description?: string;
   inputSchema: JsonObject;
-  annotations?: { readOnlyHint?: boolean };
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
 }
 
+// The same path from src/ (tsx) and dist/ (compiled): the fixture sits beside both.
 const fixture = JSON.parse(readFileSync(new URL("../fixtures/mcp-tools.json", import.meta.url), "utf8")) as Record<Server, McpTool[]>;
+
+/** Every tool of one server, in the order it lists them. */
+export function mcpTools(server: Server): McpTool[] {
+  return fixture[server];
+}
 
 export function mcpTool(server: Server, name: string): McpTool {
   const tool = fixture[server].find((t) => t.name === name);
@@ -29,16 +39,14 @@ export function schemaOf(server: Server, name: string): JsonObject {
   return mcpTool(server, name).inputSchema;
 }
 
+/** One tool as a catalog entry. */
 export function toolDefinition(server: Server, name: string): ToolDefinition {
-  const tool = mcpTool(server, name);
-  return create(ToolDefinitionSchema, {
-    name: `${server}.${name}`,
-    description: tool.description ?? "",
-    inputSchema: tool.inputSchema,
-    sideEffect: tool.annotations?.readOnlyHint ? ToolDefinition_SideEffect.READ : ToolDefinition_SideEffect.WRITE,
-    server,
-    serverToolName: name,
-  });
+  return toCatalog(server, mcpTool(server, name));
+}
+
+/** Every tool of one server as catalog entries, in the order it lists them. */
+export function toolDefinitions(server: Server): ToolDefinition[] {
+  return mcpTools(server).map((tool) => toCatalog(server, tool));
 }
 
 /** A routing candidate as the embedding-router hands it on. */
@@ -51,5 +59,16 @@ export function candidates(scores: Record<string, number>): RoutingCandidate[] {
   return Object.entries(scores).map(([qualified, score]) => {
     const [server, name] = qualified.split(".") as [Server, string];
     return candidate(server, name, score);
+  });
+}
+
+function toCatalog(server: Server, tool: McpTool): ToolDefinition {
+  return create(ToolDefinitionSchema, {
+    name: `${server}.${tool.name}`,
+    description: tool.description ?? "",
+    inputSchema: tool.inputSchema,
+    sideEffect: tool.annotations?.readOnlyHint ? ToolDefinition_SideEffect.READ : ToolDefinition_SideEffect.WRITE,
+    server,
+    serverToolName: tool.name,
   });
 }

@@ -1,0 +1,11 @@
+export { findQuotes, maskQuotes, straightenQuotes } from "./quotes.js";
+export type { Quote } from "./quotes.js";
+export { requestTexts } from "./request-texts.js";
+export { plainWords, scanMessage } from "./scan-message.js";
+export type { MessageScan, NumberRef, PathRef } from "./scan-message.js";
+export type { Span } from "./span.js";
+export { fileKindOf, hasKnownExtension, isGlob, isPathToken, tokenKind, trimToken } from "./tokens.js";
+export type { FileKind, TokenKind } from "./tokens.js";
+export { changesThings, isToolVerb, requestActions, requestVerbs, toolActions, verbActions } from "./verbs.js";
+export type { Action, RequestVerbs } from "./verbs.js";
+export { localToolName, nameWords } from "./words.js";

@@ -1,0 +1,2 @@
+export { candidate, candidates, mcpTool, mcpTools, schemaOf, toolDefinition, toolDefinitions } from "./mcp-tools.js";
+export type { McpTool, Server } from "./mcp-tools.js";
