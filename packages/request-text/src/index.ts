@@ -8,4 +8,4 @@ export { fileKindOf, hasKnownExtension, isGlob, isPathToken, tokenKind, trimToke
 export type { FileKind, TokenKind } from "./tokens.js";
 export { changesThings, isToolVerb, requestActions, requestVerbs, toolActions, verbActions } from "./verbs.js";
 export type { Action, RequestVerbs } from "./verbs.js";
-export { localToolName, nameWords } from "./words.js";
+export { localToolName, lowerWords, nameWords } from "./words.js";

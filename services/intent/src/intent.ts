@@ -22,6 +22,7 @@ import { detectToolNeed } from "./detect.js";
 import type { ToolNeed } from "./detect.js";
 import { buildQuery, isAnaphoric } from "./query.js";
 import { splitSteps } from "./steps.js";
+import { mentionedTool } from "./tool-mentions.js";
 
 const Status = ToolRoutingState_ExecutionStatus;
 
@@ -33,19 +34,31 @@ export const REFLECTION_STEP = "intent";
  * to be routed, `{ done: true }` when the packet has ended (its state and
  * reflection log say how). A packet that is already final is left alone.
  */
-export function intentStage(packet: Packet, config: Config): StageOutcome {
+export function intentStage(packet: Packet, config: Config, catalog: IntentCatalog = NO_CATALOG): StageOutcome {
   if (isFinal(packet.state)) return { done: true };
-  return intentOf(packet).steps.length === 0 ? firstPass(packet, config) : reinjectedPass(packet, config);
+  return intentOf(packet).steps.length === 0 ? firstPass(packet, config, catalog) : reinjectedPass(packet, config);
 }
+
+/** What the stage knows of the catalog: the tool names, so a message that names a tool is routed. */
+export interface IntentCatalog {
+  toolNames(): Iterable<string>;
+}
+
+const NO_CATALOG: IntentCatalog = { toolNames: () => [] };
 
 /**
  * Whether the turn needs a tool. A short turn that only points back ("do it
  * again") inherits the verdict of the latest earlier user request; a turn a
  * rule recognised as chat ("thanks", "what do you think of it?") never does.
  */
-export function decideToolNeed(prompt: string, history: readonly Turn[]): ToolNeed {
+export function decideToolNeed(prompt: string, history: readonly Turn[], catalog: IntentCatalog = NO_CATALOG): ToolNeed {
   const need = detectToolNeed(prompt);
-  if (need.needsTool || need.rule !== "default:no-indicator" || !isAnaphoric(prompt)) return need;
+  if (need.needsTool || need.rule !== "default:no-indicator") return need;
+  // Only a message no rule recognised may be claimed by a tool's name: chat,
+  // opinions and how-to questions stay chat even when they mention one.
+  const tool = mentionedTool(prompt, catalog.toolNames());
+  if (tool) return { needsTool: true, rule: `tool:${tool}` };
+  if (!isAnaphoric(prompt)) return need;
   for (let i = history.length - 1; i >= 0; i--) {
     const turn = history[i]!;
     if (turn.role !== Turn_Role.USER) continue;
@@ -56,12 +69,12 @@ export function decideToolNeed(prompt: string, history: readonly Turn[]): ToolNe
   return need;
 }
 
-function firstPass(packet: Packet, config: Config): StageOutcome {
+function firstPass(packet: Packet, config: Config, catalog: IntentCatalog): StageOutcome {
   const content = contentOf(packet);
   const intent = intentOf(packet);
   const routing = routingOf(packet);
   const prompt = content.originalPrompt;
-  const need = decideToolNeed(prompt, content.history);
+  const need = decideToolNeed(prompt, content.history, catalog);
   intent.detectedBy = need.rule;
 
   if (!need.needsTool) {

@@ -1,14 +1,19 @@
-// Wiring only: settings → NATS → the intent stage → drain on SIGTERM.
-import { runStageService } from "@switchyard/runtime";
+// Wiring only: settings → NATS → tool names from the catalog → the intent stage → drain on SIGTERM.
+import { CATALOG_BUCKET, catalogKey, followCatalog, openBucket } from "@switchyard/bus";
+import { readConfig } from "@switchyard/config";
+import { drainOnSignals, runStage, startService } from "@switchyard/runtime";
 import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
 import { intentStage } from "./intent.js";
 
-await runStageService<Config>({
-  name: "intent",
-  stage: "intent",
-  env: process.env,
-  defaultHealthPort: 8081,
-  configSchema,
-  handle: intentStage,
+const config = readConfig<Config>(configSchema, process.env);
+const service = await startService({ name: "intent", env: process.env, defaultHealthPort: 8081 });
+const toolNames = new Map<string, string>();
+const follower = await followCatalog(await openBucket(service.nc, CATALOG_BUCKET, service.topology), {
+  upsert: (tool) => toolNames.set(catalogKey(tool.name), tool.name),
+  remove: (key) => toolNames.delete(key),
 });
+service.onStop(() => follower.stop());
+drainOnSignals(service);
+await runStage(service, "intent", (packet) => intentStage(packet, config, { toolNames: () => toolNames.values() }));
+service.setReady(true);
