@@ -1,2 +1,12 @@
-export { candidate, candidates, mcpTool, mcpTools, schemaOf, toolDefinition, toolDefinitions } from "./mcp-tools.js";
+export {
+  candidate,
+  candidates,
+  catalogTool,
+  filesystemTools,
+  mcpTool,
+  mcpTools,
+  schemaOf,
+  toolDefinition,
+  toolDefinitions,
+} from "./mcp-tools.js";
 export type { McpTool, Server } from "./mcp-tools.js";

@@ -72,3 +72,16 @@ function toCatalog(server: Server, tool: McpTool): ToolDefinition {
     serverToolName: tool.name,
   });
 }
+
+/** A catalog entry with defaults for whatever is not given. */
+export function catalogTool(input: Partial<Omit<ToolDefinition, "$typeName">> & { name: string }): ToolDefinition {
+  return create(ToolDefinitionSchema, input);
+}
+
+/**
+ * The filesystem server's tools as the default switchyard.yaml catalogs them:
+ * the deprecated `read_file` excluded.
+ */
+export function filesystemTools(): ToolDefinition[] {
+  return toolDefinitions("filesystem").filter((t) => t.serverToolName !== "read_file");
+}

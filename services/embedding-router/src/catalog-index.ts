@@ -2,7 +2,7 @@ import type { KV } from "@nats-io/kv";
 import { catalogKey, followCatalog } from "@switchyard/bus";
 import type { ToolDefinition } from "@switchyard/packet";
 import type { Logger } from "@switchyard/telemetry";
-import type { ToolIndex } from "./tool-index.js";
+import type { ToolIndex } from "@switchyard/retrieval";
 
 export interface CatalogIndex {
   /** The catalog's core tools, always offered whatever the query. */

@@ -1,4 +1,4 @@
-import { DEFAULT_DENSE_WEIGHT } from "./tool-index.js";
+import { DEFAULT_DENSE_WEIGHT } from "@switchyard/retrieval";
 
 /**
  * The embedding-router's settings, read from the environment by

@@ -10,10 +10,9 @@ import { drainOnSignals, runStage, startService } from "@switchyard/runtime";
 import { indexCatalog } from "./catalog-index.js";
 import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
-import { LocalEmbedder } from "./embedder.js";
 import { routeCandidates, routeStage } from "./route.js";
 import type { RouteQuery } from "./route.js";
-import { EmbeddedIndex } from "./tool-index.js";
+import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 
 const config = readConfig<Config>(configSchema, process.env);
 const service = await startService({ name: "embedding-router", env: process.env, defaultHealthPort: 8082 });
@@ -40,7 +39,8 @@ const routeEndpoint = service.nc.subscribe(ROUTE_SUBJECT, {
     } catch {
       return respondError(msg, 400, "undecodable RouteRequest");
     }
-    route({ query: request.message, topK: request.topK || undefined, allowedTools: request.tools }).then(
+    const filter = { names: request.tools, pools: request.pools, domains: request.domains };
+    route({ query: request.message, topK: request.topK || undefined, filter }).then(
       (candidates) => msg.respond(toBinary(RouteResponseSchema, create(RouteResponseSchema, { candidates }))),
       (failure: unknown) => respondError(msg, 500, String(failure)),
     );

@@ -12,15 +12,16 @@ import {
 } from "@switchyard/packet";
 import type { Packet, RoutingCandidate, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import type { Config } from "./config.js";
-import type { ToolIndex } from "./tool-index.js";
+import { matchesFilter } from "@switchyard/retrieval";
+import type { ToolFilter, ToolIndex } from "@switchyard/retrieval";
 
 /** What the router is asked: the same for the route stage and the route-only API. */
 export interface RouteQuery {
   query: string;
   /** Semantic candidates wanted; absent or 0 means the configured default (see `routeCandidates`). */
   topK?: number;
-  /** Allow-list of catalog names; empty or absent means the whole catalog. */
-  allowedTools?: readonly string[];
+  /** Allow-list, pools and domains; empty or absent lists do not restrict. */
+  filter?: ToolFilter;
 }
 
 export type RoutingSettings = Pick<
@@ -42,7 +43,7 @@ export type RoutingSettings = Pick<
  *   the selector sees the query's matches first and the always-on tools
  *   after, whatever their scores. A core tool that matched well enough to be
  *   a semantic candidate appears once, as SEMANTIC.
- * - A non-empty allow-list filters both: no tool outside it is returned.
+ * - The request's filter (allow-list, pools, domains) applies to both: no tool outside it is returned.
  *
  * Ties are broken by name, so the same catalog and query give the same list.
  */
@@ -52,23 +53,21 @@ export async function routeCandidates(
   req: RouteQuery,
   config: RoutingSettings,
 ): Promise<RoutingCandidate[]> {
-  const allowed = req.allowedTools && req.allowedTools.length > 0 ? new Set(req.allowedTools) : undefined;
-  const isAllowed = (tool: ToolDefinition): boolean => !allowed || allowed.has(tool.name);
   const asked = req.topK !== undefined && req.topK > 0 ? Math.floor(req.topK) : undefined;
 
   const threshold = config.ROUTER_MODE === "threshold";
   const limit = threshold ? (asked ?? config.ROUTER_MAX_CANDIDATES) : (asked ?? config.ROUTER_TOP_K);
   const floor = threshold ? config.ROUTER_SCORE_THRESHOLD : config.ROUTER_MIN_SCORE;
-  const found = await index.search(req.query, { limit, allow: allowed ? isAllowed : undefined });
+  const found = await index.search(req.query, { limit, filter: req.filter });
   const semantic = found.filter((r) => r.score >= floor).map((r) => candidate(r.tool, r.score, RoutingCandidate_Source.SEMANTIC));
 
   const present = new Set(semantic.map((c) => c.tool?.name));
   const core = new Map<string, ToolDefinition>();
-  for (const tool of catalogCore) if (isAllowed(tool) && !present.has(tool.name)) core.set(tool.name, tool);
+  for (const tool of catalogCore) if (matchesFilter(tool, req.filter) && !present.has(tool.name)) core.set(tool.name, tool);
   if (core.size === 0) return semantic;
 
   const coreScores = new Map(
-    (await index.search(req.query, { limit: core.size, allow: (t) => core.has(t.name) })).map((r) => [r.tool.name, r.score]),
+    (await index.search(req.query, { limit: core.size, filter: { names: [...core.keys()] } })).map((r) => [r.tool.name, r.score]),
   );
   const always = [...core.values()]
     .map((tool) => candidate(tool, coreScores.get(tool.name) ?? 0, RoutingCandidate_Source.CORE))
@@ -96,7 +95,10 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   const started = performance.now();
   const content = contentOf(packet);
   const query = (intentOf(packet).query || content.originalPrompt).trim();
-  const candidates = await deps.route({ query, allowedTools: [...content.allowedTools] });
+  const candidates = await deps.route({
+    query,
+    filter: { names: content.allowedTools, pools: content.pools, domains: content.domains },
+  });
 
   const routing = routingOf(packet);
   routing.candidates = candidates;

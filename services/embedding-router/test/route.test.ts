@@ -10,11 +10,11 @@ import {
 import type { RoutingCandidate, ToolDefinition } from "@switchyard/packet";
 import { configSchema, defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
-import { LocalEmbedder } from "../src/embedder.js";
+import { LocalEmbedder } from "@switchyard/retrieval";
 import { routeCandidates, routeStage } from "../src/route.js";
 import type { RouteQuery } from "../src/route.js";
-import { EmbeddedIndex } from "../src/tool-index.js";
-import { filesystemTools, tool } from "./helpers.js";
+import { EmbeddedIndex } from "@switchyard/retrieval";
+import { catalogTool as tool, filesystemTools } from "@switchyard/test-fixtures";
 
 const core: ToolDefinition[] = [
   tool({ name: "time.now", description: "Get the current date and time in a time zone.", core: true }),
@@ -90,16 +90,16 @@ describe("route", () => {
     it("route - the allow-list holds for semantic and core tools", async () => {
       const allowedTools = ["filesystem.read_text_file", "filesystem.write_file", "time.now"];
       for (const query of ["please read the file notes/todo.md", "list the files in notes", "search my memory", ""]) {
-        const candidates = await route({ query, allowedTools });
+        const candidates = await route({ query, filter: { names: allowedTools } });
         for (const name of names(candidates)) assert.ok(allowedTools.includes(name), `${name} is not allowed ("${query}")`);
         assert.ok(names(candidates).includes("time.now"));
       }
-      const read = await route({ query: "please read the file notes/todo.md", allowedTools });
+      const read = await route({ query: "please read the file notes/todo.md", filter: { names: allowedTools } });
       assert.equal(read[0]?.tool?.name, "filesystem.read_text_file");
     });
 
     it("route - an allow-list without matching tools leaves only the allowed core tools", async () => {
-      const candidates = await route({ query: "please read the file notes/todo.md", allowedTools: ["sandbox.python"] });
+      const candidates = await route({ query: "please read the file notes/todo.md", filter: { names: ["sandbox.python"] } });
       assert.deepEqual(names(candidates), ["sandbox.python"]);
       assert.equal(candidates[0]?.source, RoutingCandidate_Source.CORE);
     });
@@ -187,7 +187,9 @@ describe("route", () => {
       intentOf(packet).query = "write hello to notes/a.md";
       const { calls, deps } = recording();
       await routeStage(packet, deps);
-      assert.deepEqual(calls, [{ query: "write hello to notes/a.md", allowedTools: ["filesystem.write_file", "time.now"] }]);
+      assert.deepEqual(calls, [
+        { query: "write hello to notes/a.md", filter: { names: ["filesystem.write_file", "time.now"], pools: [], domains: [] } },
+      ]);
       assert.deepEqual(names(packet.toolRouting?.candidates ?? []), ["filesystem.write_file", "time.now"]);
     });
 
@@ -196,7 +198,7 @@ describe("route", () => {
       const { calls, deps } = recording();
       await routeStage(packet, deps);
       assert.equal(calls[0]?.query, "list the files in notes");
-      assert.deepEqual(calls[0]?.allowedTools, []);
+      assert.deepEqual(calls[0]?.filter, { names: [], pools: [], domains: [] });
     });
 
     it("route - stage ends the packet when no tool in the catalog matches", async () => {

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/router.proto.
  */
 export const file_switchyard_v1_router: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSJjCgxSb3V0ZVJlcXVlc3QSDwoHbWVzc2FnZRgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEg0KBXRvcF9rGAMgASgNEg0KBXRvb2xzGAQgAygJIkQKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZSKLAQoTU3VibWl0UGFja2V0UmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSJAoHaGlzdG9yeRgDIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b29scxgEIAMoCRIRCgR3YWl0GAUgASgISACIAQFCBwoFX3dhaXQiYgoUU3VibWl0UGFja2V0UmVzcG9uc2USEQoJcGFja2V0X2lkGAEgASgJEhAKCGZpbmlzaGVkGAIgASgIEiUKBnBhY2tldBgDIAEoCzIVLnN3aXRjaHlhcmQudjEuUGFja2V0IiUKEEdldFBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJIikKFEFwcHJvdmVQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCSI2ChFEZW55UGFja2V0UmVxdWVzdBIRCglwYWNrZXRfaWQYASABKAkSDgoGcmVhc29uGAIgASgJIhIKEExpc3RUb29sc1JlcXVlc3QiQQoRTGlzdFRvb2xzUmVzcG9uc2USLAoFdG9vbHMYASADKAsyHS5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uMs4DCgZSb3V0ZXISQgoFUm91dGUSGy5zd2l0Y2h5YXJkLnYxLlJvdXRlUmVxdWVzdBocLnN3aXRjaHlhcmQudjEuUm91dGVSZXNwb25zZRJXCgxTdWJtaXRQYWNrZXQSIi5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlc3BvbnNlEkMKCUdldFBhY2tldBIfLnN3aXRjaHlhcmQudjEuR2V0UGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0EksKDUFwcHJvdmVQYWNrZXQSIy5zd2l0Y2h5YXJkLnYxLkFwcHJvdmVQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSRQoKRGVueVBhY2tldBIgLnN3aXRjaHlhcmQudjEuRGVueVBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJOCglMaXN0VG9vbHMSHy5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1JlcXVlc3QaIC5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1Jlc3BvbnNlYgZwcm90bzM", [file_switchyard_v1_packet]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSKrAQoTU3VibWl0UGFja2V0UmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSJAoHaGlzdG9yeRgDIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b29scxgEIAMoCRIRCgR3YWl0GAUgASgISACIAQESDQoFcG9vbHMYBiADKAkSDwoHZG9tYWlucxgHIAMoCUIHCgVfd2FpdCJiChRTdWJtaXRQYWNrZXRSZXNwb25zZRIRCglwYWNrZXRfaWQYASABKAkSEAoIZmluaXNoZWQYAiABKAgSJQoGcGFja2V0GAMgASgLMhUuc3dpdGNoeWFyZC52MS5QYWNrZXQiJQoQR2V0UGFja2V0UmVxdWVzdBIRCglwYWNrZXRfaWQYASABKAkiKQoUQXBwcm92ZVBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJIjYKEURlbnlQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiEgoQTGlzdFRvb2xzUmVxdWVzdCJBChFMaXN0VG9vbHNSZXNwb25zZRIsCgV0b29scxgBIAMoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24yzgMKBlJvdXRlchJCCgVSb3V0ZRIbLnN3aXRjaHlhcmQudjEuUm91dGVSZXF1ZXN0Ghwuc3dpdGNoeWFyZC52MS5Sb3V0ZVJlc3BvbnNlElcKDFN1Ym1pdFBhY2tldBIiLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVxdWVzdBojLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVzcG9uc2USQwoJR2V0UGFja2V0Eh8uc3dpdGNoeWFyZC52MS5HZXRQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSSwoNQXBwcm92ZVBhY2tldBIjLnN3aXRjaHlhcmQudjEuQXBwcm92ZVBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJFCgpEZW55UGFja2V0EiAuc3dpdGNoeWFyZC52MS5EZW55UGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0Ek4KCUxpc3RUb29scxIfLnN3aXRjaHlhcmQudjEuTGlzdFRvb2xzUmVxdWVzdBogLnN3aXRjaHlhcmQudjEuTGlzdFRvb2xzUmVzcG9uc2ViBnByb3RvMw", [file_switchyard_v1_packet]);
 
 /**
  * @generated from message switchyard.v1.RouteRequest
@@ -44,6 +44,18 @@ export type RouteRequest = Message<"switchyard.v1.RouteRequest"> & {
    * @generated from field: repeated string tools = 4;
    */
   tools: string[];
+
+  /**
+   * Only tools of these pools / domains; empty means all.
+   *
+   * @generated from field: repeated string pools = 5;
+   */
+  pools: string[];
+
+  /**
+   * @generated from field: repeated string domains = 6;
+   */
+  domains: string[];
 };
 
 /**
@@ -61,6 +73,13 @@ export type RouteResponse = Message<"switchyard.v1.RouteResponse"> & {
    * @generated from field: repeated switchyard.v1.RoutingCandidate candidates = 1;
    */
   candidates: RoutingCandidate[];
+
+  /**
+   * Set when routing fell back (the embedder failed): what happened and what was returned instead.
+   *
+   * @generated from field: repeated string warnings = 2;
+   */
+  warnings: string[];
 };
 
 /**
@@ -100,6 +119,16 @@ export type SubmitPacketRequest = Message<"switchyard.v1.SubmitPacketRequest"> &
    * @generated from field: optional bool wait = 5;
    */
   wait?: boolean | undefined;
+
+  /**
+   * @generated from field: repeated string pools = 6;
+   */
+  pools: string[];
+
+  /**
+   * @generated from field: repeated string domains = 7;
+   */
+  domains: string[];
 };
 
 /**

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { LocalEmbedder } from "../src/embedder.js";
 import type { Embedder } from "../src/embedder.js";
 import { EmbeddedIndex, toolContentHash } from "../src/tool-index.js";
-import { filesystemTools, tool } from "./helpers.js";
+import { catalogTool as tool, filesystemTools } from "@switchyard/test-fixtures";
 
 /** The local embedder, counting the texts it is asked to embed and optionally holding each call until released. */
 class CountingEmbedder implements Embedder {
@@ -99,13 +99,13 @@ describe("tool-index", () => {
     for (let i = 1; i < results.length; i++) assert.ok(results[i - 1]!.score >= results[i]!.score);
   });
 
-  it("tool-index - limit caps the results and the allow filter applies before it", async () => {
+  it("tool-index - limit caps the results and the filter applies before it", async () => {
     const index = new EmbeddedIndex(new LocalEmbedder());
     await index.upsert(filesystemTools());
     assert.equal((await index.search("read the file notes/todo.md", { limit: 2 })).length, 2);
     const onlyWrites = await index.search("read the file notes/todo.md", {
       limit: 2,
-      allow: (t) => t.name === "filesystem.write_file" || t.name === "filesystem.edit_file",
+      filter: { names: ["filesystem.write_file", "filesystem.edit_file"] },
     });
     assert.deepEqual(onlyWrites.map((r) => r.tool.name).sort(), ["filesystem.edit_file", "filesystem.write_file"]);
   });
@@ -126,11 +126,11 @@ describe("tool-index", () => {
     assert.ok((best?.score ?? 0) < 0.1, `best ${best?.tool.name} ${best?.score}`);
   });
 
-  it("tool-index - scores do not depend on the allow filter or the limit", async () => {
+  it("tool-index - scores do not depend on the filter or the limit", async () => {
     const index = new EmbeddedIndex(new LocalEmbedder());
     await index.upsert(filesystemTools());
     const all = await index.search("list the files in notes", { limit: 20 });
-    const one = await index.search("list the files in notes", { limit: 1, allow: (t) => t.name === all[2]!.tool.name });
+    const one = await index.search("list the files in notes", { limit: 1, filter: { names: [all[2]!.tool.name] } });
     assert.equal(one[0]?.score, all[2]?.score);
   });
 

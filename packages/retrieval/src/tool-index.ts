@@ -14,17 +14,40 @@ export interface ScoredTool {
   score: number;
 }
 
+/**
+ * Which tools a search may return, declaratively so that every store can
+ * apply it where the data is (a payload filter in Qdrant). Each given list
+ * must match; an empty or absent list does not restrict.
+ */
+export interface ToolFilter {
+  /** Catalog names (the request's allow-list). */
+  names?: readonly string[];
+  /** The tool's pool must be one of these. */
+  pools?: readonly string[];
+  /** At least one of the tool's domains must be one of these. */
+  domains?: readonly string[];
+}
+
 export interface SearchOptions {
   /** At most this many results, best first. */
   limit: number;
-  /** Only tools for which this returns true are considered (applied before `limit`). */
-  allow?: (tool: ToolDefinition) => boolean;
+  /** Applied before `limit`. */
+  filter?: ToolFilter;
+}
+
+/** Whether a tool passes the filter. */
+export function matchesFilter(tool: ToolDefinition, filter: ToolFilter | undefined): boolean {
+  if (!filter) return true;
+  if (filter.names?.length && !filter.names.includes(tool.name)) return false;
+  if (filter.pools?.length && !filter.pools.includes(tool.pool)) return false;
+  if (filter.domains?.length && !tool.domains.some((d) => filter.domains!.includes(d))) return false;
+  return true;
 }
 
 /**
  * Where the router looks tools up. The embedded index below keeps everything
  * in process; a Qdrant-backed index implements the same contract (named dense
- * and sparse vectors, the allow-list as a payload filter on the tool name).
+ * and sparse vectors, the filter as a payload filter).
  */
 export interface ToolIndex {
   /** Adds or replaces tools; returns how many were (re)embedded, i.e. were new or had changed content. */
@@ -202,7 +225,7 @@ export class EmbeddedIndex implements ToolIndex {
 
     const results: ScoredTool[] = [];
     for (const [name, entry] of this.entries) {
-      if (opts.allow && !opts.allow(entry.tool)) continue;
+      if (!matchesFilter(entry.tool, opts.filter)) continue;
       let dense = 0;
       for (const v of entry.vectors) dense = Math.max(dense, dot(queryVector, v));
       const lexical = scale > 0 ? (bm25.get(name) ?? 0) / scale : 0;

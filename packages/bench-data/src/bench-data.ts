@@ -1,0 +1,65 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { create } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { ToolDefinitionSchema } from "@switchyard/packet";
+import type { ToolDefinition } from "@switchyard/packet";
+
+/** One case of a benchmark (shared/bench/README.md describes every field). */
+export interface BenchCase {
+  id: string;
+  query: string;
+  /** Tools that should be used, in order; empty: no tool should be used. */
+  expected: string[];
+  args?: JsonObject;
+  /** MetaTool: single, multi or no_tool. */
+  kind?: string;
+  /** BFCL: the category. */
+  category?: string;
+  /** BFCL: the tools offered in this case; its labels hold only against these. */
+  candidates?: string[];
+}
+
+export interface BenchDataset {
+  name: string;
+  tools: ToolDefinition[];
+  cases: BenchCase[];
+}
+
+interface BenchTool {
+  name: string;
+  description: string;
+  inputSchema: JsonObject;
+}
+
+/**
+ * Where the benchmarks are: $SWITCHYARD_BENCH_DIR, else shared/bench beside
+ * the repository (the layout of a Switchyard checkout: ../shared/bench).
+ */
+export function benchDir(env: Record<string, string | undefined> = process.env): string {
+  if (env["SWITCHYARD_BENCH_DIR"]) return resolve(env["SWITCHYARD_BENCH_DIR"]);
+  return fileURLToPath(new URL("../../../../shared/bench/", import.meta.url));
+}
+
+function jsonLines<T>(path: string): T[] {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.trim().length > 0)
+    .map((line) => JSON.parse(line) as T);
+}
+
+/** Reads a tools file and a queries file in the benchmark format. */
+export function readBenchFiles(name: string, toolsFile: string, queriesFile: string): BenchDataset {
+  const tools = jsonLines<BenchTool>(toolsFile).map((t) =>
+    create(ToolDefinitionSchema, { name: t.name, description: t.description, inputSchema: t.inputSchema }),
+  );
+  return { name, tools, cases: jsonLines<BenchCase>(queriesFile) };
+}
+
+/** A dataset by name: `<dir>/<name>.tools.jsonl` and `<name>.queries.jsonl`. */
+export function readBench(name: string, dir = benchDir()): BenchDataset {
+  const tools = join(dir, `${name}.tools.jsonl`);
+  if (!existsSync(tools)) throw new Error(`no benchmark "${name}": ${tools} does not exist`);
+  return readBenchFiles(name, tools, join(dir, `${name}.queries.jsonl`));
+}

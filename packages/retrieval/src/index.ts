@@ -1,0 +1,18 @@
+export { Bm25Index, DEFAULT_BM25 } from "./bm25.js";
+export type { Bm25Params, QueryTerm } from "./bm25.js";
+export { CONCEPT_GROUPS, conceptsOf, relatedStems } from "./concepts.js";
+export { dot, LocalEmbedder, normalize } from "./embedder.js";
+export type { Embedder, LocalEmbedderOptions } from "./embedder.js";
+export { NameIndex } from "./name-match.js";
+export { splitWords, stem, STOPWORDS, tokenize, toolFields, toolText } from "./text.js";
+export type { ToolFields } from "./text.js";
+export {
+  DEFAULT_DENSE_WEIGHT,
+  DEFAULT_NAME_MATCH_WEIGHT,
+  DEFAULT_NAME_WEIGHT,
+  DEFAULT_RELATED_WEIGHT,
+  EmbeddedIndex,
+  matchesFilter,
+  toolContentHash,
+} from "./tool-index.js";
+export type { EmbeddedIndexOptions, ScoredTool, SearchOptions, ToolFilter, ToolIndex } from "./tool-index.js";
