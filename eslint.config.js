@@ -13,7 +13,7 @@ export default tseslint.config(
     languageOptions: {
       // Sources belong to their package's tsconfig; tests to tsconfig.check.json.
       parserOptions: {
-        project: ["./packages/*/tsconfig.json", "./services/*/tsconfig.json", "./tsconfig.check.json"],
+        project: ["./packages/*/tsconfig.json", "./services/*/tsconfig.json", "./bench/tsconfig.json", "./tsconfig.check.json"],
         tsconfigRootDir: import.meta.dirname,
       },
     },

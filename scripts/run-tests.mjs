@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 const roots = ["packages", "services"].flatMap((dir) => readdirSync(dir).map((name) => join(dir, name, "test")));
-roots.push("test");
+roots.push("test", join("bench", "test"));
 const files = roots
   .filter((dir) => existsSync(dir))
   .flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith(".test.ts")).map((f) => join(dir, f)))

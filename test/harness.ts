@@ -53,6 +53,7 @@ export async function startTestFleet(options: Partial<FleetOptions> = {}): Promi
         SWITCHYARD_CONFIG: join(REPO_ROOT, "switchyard.yaml"),
         SWITCHYARD_WORKSPACE: workspace,
         SWITCHYARD_DATA_DIR: dataDir,
+        ROUTER_DATA_DIR: join(dataDir, "router"),
         ...options.env,
       },
       onLog: (service: ServiceName, _record, line) => {

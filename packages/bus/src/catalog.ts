@@ -34,17 +34,34 @@ export interface CatalogListener {
   remove(key: string): void;
 }
 
+/** Loads the whole catalog into the listener, then follows every change (see {@link followBucket}). */
+export function followCatalog(catalog: KV, listener: CatalogListener): Promise<{ stop(): void }> {
+  return followBucket(catalog, (bytes) => fromBinary(ToolDefinitionSchema, bytes), listener);
+}
+
+export interface BucketListener<T> {
+  upsert(value: T, key: string): void;
+  remove(key: string): void;
+}
+
 /**
- * Loads the whole catalog into the listener, then follows every change.
+ * Loads every value of a bucket into the listener, then follows every change.
  * The watch starts before the load so that no change in between is missed;
  * replaying one twice is harmless because upserts are idempotent.
  */
-export async function followCatalog(catalog: KV, listener: CatalogListener): Promise<{ stop(): void }> {
-  const watch = await catalog.watch({ include: KvWatchInclude.UpdatesOnly });
-  for (const tool of await listTools(catalog)) listener.upsert(tool);
+export async function followBucket<T>(
+  bucket: KV,
+  decode: (bytes: Uint8Array, key: string) => T,
+  listener: BucketListener<T>,
+): Promise<{ stop(): void }> {
+  const watch = await bucket.watch({ include: KvWatchInclude.UpdatesOnly });
+  for await (const key of await bucket.keys()) {
+    const entry = await bucket.get(key);
+    if (entry?.operation === "PUT") listener.upsert(decode(entry.value, key), key);
+  }
   void (async () => {
     for await (const entry of watch) {
-      if (entry.operation === "PUT") listener.upsert(fromBinary(ToolDefinitionSchema, entry.value));
+      if (entry.operation === "PUT") listener.upsert(decode(entry.value, entry.key), entry.key);
       else listener.remove(entry.key);
     }
   })();

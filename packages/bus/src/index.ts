@@ -1,15 +1,42 @@
 export { Attr } from "./attributes.js";
-export { catalogKey, followCatalog, listTools, putTool, removeTool } from "./catalog.js";
-export type { CatalogListener } from "./catalog.js";
+export { catalogKey, followBucket, followCatalog, listTools, putTool, removeTool } from "./catalog.js";
+export type { BucketListener, CatalogListener } from "./catalog.js";
+export { followExamples, readToolExamples, updateToolExamples } from "./examples-bucket.js";
 export { Headers, hopMessageId } from "./headers.js";
 export { loadPacket, publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 export type { HopClock } from "./packet-bus.js";
+export { requestReply, respondError, RpcError, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER } from "./rpc.js";
 export { startStageWorker } from "./stage-worker.js";
 export type { StageWorker, StageWorkerOptions } from "./stage-worker.js";
-export { doneSubject, PACKETS_WILDCARD, packetSubject, ROUTE_SUBJECT } from "./subjects.js";
+export {
+  DONE_WILDCARD,
+  doneSubject,
+  EXAMPLES_SUBJECT,
+  FEEDBACK_SUBJECT,
+  PACKETS_WILDCARD,
+  packetSubject,
+  ROUTE_SUBJECT,
+} from "./subjects.js";
+export {
+  addExamples,
+  decodeToolExamples,
+  EXAMPLE_MAX_CHARS,
+  emptyExamples,
+  encodeToolExamples,
+  exampleKey,
+  exampleTexts,
+  learnExample,
+  MAX_ADDED_EXAMPLES_PER_TOOL,
+  MAX_REJECTED_PER_TOOL,
+  rejectExample,
+  tidyExample,
+  withExamples,
+} from "./tool-examples.js";
+export type { StoredExample, ToolExamples } from "./tool-examples.js";
 export { extractTraceContext, injectTraceContext } from "./trace-context.js";
 export {
   CATALOG_BUCKET,
+  EXAMPLES_BUCKET,
   ensurePacketStream,
   ensureStageConsumer,
   openBucket,

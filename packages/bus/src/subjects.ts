@@ -21,5 +21,14 @@ export function doneSubject(packetId: string): string {
   return `switchyard.done.${token(packetId, "packet id")}`;
 }
 
+/** Every finished packet's announcement; the router learns examples from them. */
+export const DONE_WILDCARD = "switchyard.done.>";
+
 /** Route-only requests (request/reply, served by the embedding-router replicas). */
 export const ROUTE_SUBJECT = "switchyard.rpc.route";
+
+/** Feedback on a packet's tool (request/reply, FeedbackRequest → FeedbackResponse, served by the embedding-routers). */
+export const FEEDBACK_SUBJECT = "switchyard.rpc.feedback";
+
+/** Examples added to a tool by hand (request/reply, AddExamplesRequest → AddExamplesResponse, served by the embedding-routers). */
+export const EXAMPLES_SUBJECT = "switchyard.rpc.examples";

@@ -11,6 +11,8 @@ export const PACKETS_STREAM = "SWITCHYARD_PACKETS";
 export const PACKETS_BUCKET = "switchyard-packets";
 /** The tool catalog: one entry per tool, written by the executors, watched by the router and gateway. */
 export const CATALOG_BUCKET = "switchyard-catalog";
+/** Example requests per tool, learned from use and added by hand; keyed like the catalog, merged into it by the router. */
+export const EXAMPLES_BUCKET = "switchyard-examples";
 
 export interface TopologyOptions {
   /** JetStream replicas of the stream and buckets (3 in a production cluster). @default 1 */

@@ -34,6 +34,10 @@ export type {
   Turn,
 } from "./gen/switchyard/v1/packet_pb.js";
 export {
+  AddExamplesRequestSchema,
+  AddExamplesResponseSchema,
+  FeedbackRequestSchema,
+  FeedbackResponseSchema,
   ListToolsResponseSchema,
   RouteRequestSchema,
   RouteResponseSchema,
@@ -42,8 +46,12 @@ export {
   SubmitPacketResponseSchema,
 } from "./gen/switchyard/v1/router_pb.js";
 export type {
+  AddExamplesRequest,
+  AddExamplesResponse,
   ApprovePacketRequest,
   DenyPacketRequest,
+  FeedbackRequest,
+  FeedbackResponse,
   GetPacketRequest,
   ListToolsRequest,
   ListToolsResponse,

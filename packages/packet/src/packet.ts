@@ -25,6 +25,9 @@ export interface NewPacketInput {
   sessionId?: string;
   history?: Turn[];
   allowedTools?: string[];
+  /** Pools and domains the request may use; empty means all. */
+  pools?: string[];
+  domains?: string[];
   /** @default DEFAULT_MAX_REINJECTIONS */
   maxReinjections?: number;
 }
@@ -45,6 +48,8 @@ export function newPacket(input: NewPacketInput): Packet {
       originalPrompt: input.message,
       history: input.history ?? [],
       allowedTools: input.allowedTools ?? [],
+      pools: input.pools ?? [],
+      domains: input.domains ?? [],
     },
     intent: {},
     toolRouting: {

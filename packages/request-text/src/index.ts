@@ -1,9 +1,14 @@
 export { findQuotes, maskQuotes, straightenQuotes } from "./quotes.js";
 export type { Quote } from "./quotes.js";
+export { buildQuery, isAnaphoric } from "./query.js";
+export type { QueryOptions } from "./query.js";
 export { requestTexts } from "./request-texts.js";
 export { plainWords, scanMessage } from "./scan-message.js";
 export type { MessageScan, NumberRef, PathRef } from "./scan-message.js";
+export { isSmalltalk, stripSmalltalk } from "./smalltalk.js";
 export type { Span } from "./span.js";
+export { findPath, pathKindOf, viewsOf } from "./text-views.js";
+export type { TextViews } from "./text-views.js";
 export { fileKindOf, hasKnownExtension, isGlob, isPathToken, tokenKind, trimToken } from "./tokens.js";
 export type { FileKind, TokenKind } from "./tokens.js";
 export { changesThings, isToolVerb, requestActions, requestVerbs, toolActions, verbActions } from "./verbs.js";

@@ -1,9 +1,17 @@
 export { Bm25Index, DEFAULT_BM25 } from "./bm25.js";
 export type { Bm25Params, QueryTerm } from "./bm25.js";
 export { CONCEPT_GROUPS, conceptsOf, relatedStems } from "./concepts.js";
+export { EmbeddingCache } from "./embedding-cache.js";
+export type { EmbeddingCacheOptions } from "./embedding-cache.js";
 export { dot, LocalEmbedder, normalize } from "./embedder.js";
 export type { Embedder, LocalEmbedderOptions } from "./embedder.js";
 export { NameIndex } from "./name-match.js";
+export { EmbeddingDimensionError, OpenAIEmbedder } from "./openai-embedder.js";
+export type { OpenAIEmbedderOptions } from "./openai-embedder.js";
+export { DEFAULT_MIN_SCORE, isNoTool } from "./relevance.js";
+export type { NoToolSettings } from "./relevance.js";
+export { DEFAULT_QDRANT_COLLECTION, DEFAULT_QDRANT_TIMEOUT_MS, QdrantIndex } from "./qdrant-index.js";
+export type { QdrantIndexOptions } from "./qdrant-index.js";
 export { splitWords, stem, STOPWORDS, tokenize, toolFields, toolText } from "./text.js";
 export type { ToolFields } from "./text.js";
 export {

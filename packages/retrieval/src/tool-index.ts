@@ -5,6 +5,7 @@ import type { Bm25Params, QueryTerm } from "./bm25.js";
 import { relatedStems } from "./concepts.js";
 import { dot } from "./embedder.js";
 import type { Embedder } from "./embedder.js";
+import type { EmbeddingCache } from "./embedding-cache.js";
 import { NameIndex } from "./name-match.js";
 import { tokenize, toolFields } from "./text.js";
 
@@ -33,6 +34,11 @@ export interface SearchOptions {
   limit: number;
   /** Applied before `limit`. */
   filter?: ToolFilter;
+  /**
+   * Score with the sparse (lexical) part alone and embed nothing: the
+   * router's fallback when the embedder fails. Scores are then the sparse score.
+   */
+  sparseOnly?: boolean;
 }
 
 /** Whether a tool passes the filter. */
@@ -94,6 +100,12 @@ export interface EmbeddedIndexOptions {
   nameWeight?: number;
   /** @default DEFAULT_BM25 */
   bm25?: Bm25Params;
+  /**
+   * Where tool vectors are kept by embedder id and text, looked up before
+   * embedding: opened on a file (`EmbeddingCache.open`), it lets a restarted
+   * router skip re-embedding unchanged tools. None embeds every new text.
+   */
+  vectorCache?: EmbeddingCache;
 }
 
 interface Entry {
@@ -138,6 +150,7 @@ export class EmbeddedIndex implements ToolIndex {
   private readonly nameWeight: number;
   private readonly nameMatchWeight: number;
   private readonly relatedWeight: number;
+  private readonly vectorCache: EmbeddingCache | undefined;
   /** Upserts and removals run one after another, so a slow embedding cannot resurrect a tool removed meanwhile. */
   private writes: Promise<unknown> = Promise.resolve();
 
@@ -149,6 +162,7 @@ export class EmbeddedIndex implements ToolIndex {
     this.nameWeight = options.nameWeight ?? DEFAULT_NAME_WEIGHT;
     this.nameMatchWeight = options.nameMatchWeight ?? DEFAULT_NAME_MATCH_WEIGHT;
     this.relatedWeight = options.relatedWeight ?? DEFAULT_RELATED_WEIGHT;
+    this.vectorCache = options.vectorCache;
     for (const [option, value] of Object.entries({
       denseWeight: this.denseWeight,
       nameMatchWeight: this.nameMatchWeight,
@@ -181,7 +195,7 @@ export class EmbeddedIndex implements ToolIndex {
       }
       if (changed.length === 0) return 0;
 
-      const vectors = await this.embedder.embed(changed.flatMap((c) => c.texts));
+      const vectors = await this.embedTexts(changed.flatMap((c) => c.texts));
       if (vectors.length !== changed.reduce((n, c) => n + c.texts.length, 0)) {
         throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${changed.length} tools`);
       }
@@ -213,8 +227,8 @@ export class EmbeddedIndex implements ToolIndex {
   async search(query: string, opts: SearchOptions): Promise<ScoredTool[]> {
     const terms = tokenize(query);
     if (terms.length === 0 || opts.limit <= 0 || this.entries.size === 0) return [];
-    const [queryVector] = await this.embedder.embed([query]);
-    if (!queryVector) throw new Error(`embedder ${this.embedder.id} returned no vector for the query`);
+    const [queryVector] = opts.sparseOnly ? [] : await this.embedder.embed([query]);
+    if (!queryVector && !opts.sparseOnly) throw new Error(`embedder ${this.embedder.id} returned no vector for the query`);
     const expanded = terms.map((term) => this.expand(term));
     const { scores: bm25, reference } = this.sparse.score(expanded);
     // the best tool scores 1 when it covers the query at least as well as the reference; others in proportion
@@ -227,14 +241,21 @@ export class EmbeddedIndex implements ToolIndex {
     for (const [name, entry] of this.entries) {
       if (!matchesFilter(entry.tool, opts.filter)) continue;
       let dense = 0;
-      for (const v of entry.vectors) dense = Math.max(dense, dot(queryVector, v));
+      if (queryVector) for (const v of entry.vectors) dense = Math.max(dense, dot(queryVector, v));
       const lexical = scale > 0 ? (bm25.get(name) ?? 0) / scale : 0;
       const sparse = (1 - this.nameMatchWeight) * lexical + this.nameMatchWeight * this.names.coverage(name, matches);
-      const score = this.denseWeight * dense + (1 - this.denseWeight) * sparse;
+      const score = queryVector ? this.denseWeight * dense + (1 - this.denseWeight) * sparse : sparse;
       if (score > 0) results.push({ tool: entry.tool, score: Math.min(1, score) });
     }
     results.sort((a, b) => b.score - a.score || compareNames(a.tool.name, b.tool.name));
     return results.slice(0, opts.limit);
+  }
+
+  /** Through the vector cache when there is one: only texts it does not hold reach the embedder. */
+  private async embedTexts(texts: string[]): Promise<Float32Array[]> {
+    if (!this.vectorCache) return this.embedder.embed(texts);
+    const embed = (missing: string[]) => this.embedder.embed(missing);
+    return (await this.vectorCache.through(this.embedder.id, texts, embed, this.embedder.dimensions || undefined)).vectors;
   }
 
   private textsOf(tool: ToolDefinition): string[] {

@@ -1,5 +1,5 @@
 import type { KV } from "@nats-io/kv";
-import { catalogKey, followCatalog } from "@switchyard/bus";
+import { catalogKey, exampleTexts, followCatalog, followExamples, withExamples } from "@switchyard/bus";
 import type { ToolDefinition } from "@switchyard/packet";
 import type { Logger } from "@switchyard/telemetry";
 import type { ToolIndex } from "@switchyard/retrieval";
@@ -7,37 +7,80 @@ import type { ToolIndex } from "@switchyard/retrieval";
 export interface CatalogIndex {
   /** The catalog's core tools, always offered whatever the query. */
   core(): ToolDefinition[];
+  /** Every tool in the catalog: what the router offers when it cannot search (see fallback.ts). */
+  all(): ToolDefinition[];
+  /** Whether the catalog has a tool of this name. */
+  has(name: string): boolean;
   stop(): void;
 }
 
 /**
  * Keeps the index in step with the catalog bucket: the whole catalog at start,
- * then every change. The index re-embeds only tools whose content changed.
- * Resolves once the catalog as it was at start is indexed.
+ * then every change. With the examples bucket, each tool is indexed with its
+ * stored examples (learned from use, added by hand) after its own, and a change
+ * of a tool's examples re-indexes that tool. The index re-embeds only tools
+ * whose content changed. Resolves once the catalog as it was at start is indexed.
  */
-export async function indexCatalog(catalog: KV, index: ToolIndex, logger: Logger): Promise<CatalogIndex> {
+export async function indexCatalog(catalog: KV, index: ToolIndex, logger: Logger, examples?: KV): Promise<CatalogIndex> {
   const core = new Map<string, ToolDefinition>();
-  const names = new Map<string, string>();
+  /** By name, as indexed: with the stored examples. */
+  const tools = new Map<string, ToolDefinition>();
+  /** By catalog key, as the catalog has them. */
+  const listed = new Map<string, ToolDefinition>();
+  /** By catalog key, the stored example texts. */
+  const stored = new Map<string, string[]>();
+  let loading = true;
   const pending: Promise<unknown>[] = [];
   const track = (work: Promise<unknown>, what: string) => {
-    pending.push(work.catch((error: unknown) => logger.error({ err: error }, `catalog ${what} failed`)));
+    const logged = work.catch((error: unknown) => logger.error({ err: error }, `catalog ${what} failed`));
+    if (loading) pending.push(logged);
   };
+  const put = (key: string) => {
+    const tool = listed.get(key);
+    if (!tool) return;
+    const merged = withExamples(tool, stored.get(key) ?? []);
+    tools.set(tool.name, merged);
+    if (tool.core) core.set(tool.name, merged);
+    else core.delete(tool.name);
+    track(index.upsert([merged]), `upsert of ${tool.name}`);
+  };
+  // Examples first, so that the catalog's first load indexes each tool once, with them.
+  const exampleFollower = examples
+    ? await followExamples(examples, {
+        upsert(value, key) {
+          stored.set(key, exampleTexts(value));
+          put(key);
+        },
+        remove(key) {
+          if (stored.delete(key)) put(key);
+        },
+      })
+    : undefined;
   const follower = await followCatalog(catalog, {
     upsert(tool) {
-      names.set(catalogKey(tool.name), tool.name);
-      if (tool.core) core.set(tool.name, tool);
-      else core.delete(tool.name);
-      track(index.upsert([tool]), `upsert of ${tool.name}`);
+      const key = catalogKey(tool.name);
+      listed.set(key, tool);
+      put(key);
     },
     remove(key) {
-      const name = names.get(key);
-      if (name === undefined) return;
-      names.delete(key);
-      core.delete(name);
-      track(index.remove(name), `removal of ${name}`);
+      const tool = listed.get(key);
+      if (tool === undefined) return;
+      listed.delete(key);
+      tools.delete(tool.name);
+      core.delete(tool.name);
+      track(index.remove(tool.name), `removal of ${tool.name}`);
     },
   });
   await Promise.all(pending);
+  loading = false;
   pending.length = 0;
-  return { core: () => [...core.values()], stop: () => follower.stop() };
+  return {
+    core: () => [...core.values()],
+    all: () => [...tools.values()],
+    has: (name) => tools.has(name),
+    stop: () => {
+      follower.stop();
+      exampleFollower?.stop();
+    },
+  };
 }

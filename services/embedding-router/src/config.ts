@@ -1,4 +1,4 @@
-import { DEFAULT_DENSE_WEIGHT } from "@switchyard/retrieval";
+import { DEFAULT_DENSE_WEIGHT, DEFAULT_QDRANT_COLLECTION, DEFAULT_QDRANT_TIMEOUT_MS } from "@switchyard/retrieval";
 
 /**
  * The embedding-router's settings, read from the environment by
@@ -51,7 +51,73 @@ export const configSchema = {
       default: DEFAULT_DENSE_WEIGHT,
       description: "Share of the dense cosine in the fused score; the rest is normalised BM25",
     },
+    QDRANT_URL: {
+      type: "string",
+      // an http(s) URL, checked at start rather than at the first request
+      pattern: "^https?://",
+      description: "Qdrant's REST endpoint (http://localhost:6333): the tool index lives there; unset: the embedded in-process index",
+    },
+    QDRANT_API_KEY: { type: "string", description: "API key for QDRANT_URL; a local Qdrant needs none" },
+    QDRANT_COLLECTION: {
+      type: "string",
+      // Qdrant collection names: no slashes or spaces; generations are <name>-<n>
+      pattern: "^[A-Za-z0-9_.-]+$",
+      default: DEFAULT_QDRANT_COLLECTION,
+      description: "The alias the router reads and writes; each re-index builds a collection <alias>-<n> and moves the alias to it",
+    },
+    QDRANT_TIMEOUT_MS: {
+      type: "integer",
+      minimum: 1,
+      default: DEFAULT_QDRANT_TIMEOUT_MS,
+      description: "Limit of every request to Qdrant",
+    },
+    ROUTER_DATA_DIR: {
+      type: "string",
+      minLength: 1,
+      default: ".switchyard/router",
+      description:
+        "Where the embedded index keeps its tool vectors (by embedder and text), so a restart embeds only what changed; relative to the working directory",
+    },
+    ROUTER_MAX_QUERY_TURNS: {
+      type: "integer",
+      minimum: 1,
+      maximum: 10,
+      default: 2,
+      description:
+        "User turns a route-only query may span, the message included: a short message that points back (\"turn it off\") gets the latest earlier user turn(s) in front of it, as the intent stage does",
+    },
+    LEARN_FROM_USE: {
+      type: "boolean",
+      default: true,
+      description:
+        "A finished packet whose tool ran (not a dry run, not denied) teaches its query to that tool as an example; false: nothing is learned (stored examples still count)",
+    },
+    LEARN_MAX_EXAMPLES_PER_TOOL: {
+      type: "integer",
+      minimum: 0,
+      maximum: 1000,
+      default: 20,
+      description: "Learned examples kept per tool; beyond it the oldest learned one goes (hand-added ones do not count)",
+    },
+    EMBEDDINGS_BASE_URL: {
+      type: "string",
+      // an http(s) URL: a typo like "localhost:11434/v1" would otherwise fail only at the first request
+      pattern: "^https?://",
+      description:
+        "An OpenAI-compatible embeddings API up to /v1 (Ollama http://localhost:11434/v1, TEI, vLLM, OpenAI); unset: the offline local embedder",
+    },
+    EMBEDDINGS_API_KEY: { type: "string", description: "Bearer token for EMBEDDINGS_BASE_URL; local servers need none" },
+    EMBEDDINGS_MODEL: { type: "string", minLength: 1, description: "The embedding model's name; required with EMBEDDINGS_BASE_URL" },
+    EMBEDDINGS_DIMENSIONS: {
+      type: "integer",
+      minimum: 1,
+      description: "Vector length, asked of the model and checked; unset: the model's own, learned from its first answer",
+    },
+    EMBEDDINGS_BATCH_SIZE: { type: "integer", minimum: 1, maximum: 2048, default: 64, description: "Texts per embeddings request" },
+    EMBEDDINGS_TIMEOUT_MS: { type: "integer", minimum: 1, default: 10000, description: "Limit of one embeddings request" },
   },
+  // a remote embedder needs a model name; ajv names the missing variable
+  dependencies: { EMBEDDINGS_BASE_URL: ["EMBEDDINGS_MODEL"] },
 } as const;
 
 export type RouterMode = "topk" | "threshold";
@@ -69,6 +135,30 @@ export interface Config {
   ROUTER_MAX_CANDIDATES: number;
   /** @default DEFAULT_DENSE_WEIGHT (0.4, see tool-index.ts) */
   ROUTER_DENSE_WEIGHT: number;
+  /** Unset: the embedded index. */
+  QDRANT_URL?: string;
+  QDRANT_API_KEY?: string;
+  /** @default "switchyard-tools" */
+  QDRANT_COLLECTION: string;
+  /** @default 5000 */
+  QDRANT_TIMEOUT_MS: number;
+  /** @default ".switchyard/router" */
+  ROUTER_DATA_DIR: string;
+  /** @default 2 */
+  ROUTER_MAX_QUERY_TURNS: number;
+  /** @default true */
+  LEARN_FROM_USE: boolean;
+  /** @default 20 */
+  LEARN_MAX_EXAMPLES_PER_TOOL: number;
+  /** Unset: the local embedder. */
+  EMBEDDINGS_BASE_URL?: string;
+  EMBEDDINGS_API_KEY?: string;
+  EMBEDDINGS_MODEL?: string;
+  EMBEDDINGS_DIMENSIONS?: number;
+  /** @default 64 */
+  EMBEDDINGS_BATCH_SIZE: number;
+  /** @default 10000 */
+  EMBEDDINGS_TIMEOUT_MS: number;
 }
 
 /** The settings with every default applied; for tests and tools that run without an environment. */
@@ -81,5 +171,13 @@ export function defaultConfig(): Config {
     ROUTER_SCORE_THRESHOLD: p.ROUTER_SCORE_THRESHOLD.default,
     ROUTER_MAX_CANDIDATES: p.ROUTER_MAX_CANDIDATES.default,
     ROUTER_DENSE_WEIGHT: p.ROUTER_DENSE_WEIGHT.default,
+    QDRANT_COLLECTION: p.QDRANT_COLLECTION.default,
+    QDRANT_TIMEOUT_MS: p.QDRANT_TIMEOUT_MS.default,
+    ROUTER_DATA_DIR: p.ROUTER_DATA_DIR.default,
+    ROUTER_MAX_QUERY_TURNS: p.ROUTER_MAX_QUERY_TURNS.default,
+    LEARN_FROM_USE: p.LEARN_FROM_USE.default,
+    LEARN_MAX_EXAMPLES_PER_TOOL: p.LEARN_MAX_EXAMPLES_PER_TOOL.default,
+    EMBEDDINGS_BATCH_SIZE: p.EMBEDDINGS_BATCH_SIZE.default,
+    EMBEDDINGS_TIMEOUT_MS: p.EMBEDDINGS_TIMEOUT_MS.default,
   };
 }

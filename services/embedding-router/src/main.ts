@@ -1,34 +1,41 @@
 // Wiring only: settings → tool index fed by the catalog → the route stage and
 // the route-only endpoint → drain on SIGTERM.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { headers } from "@nats-io/nats-core";
-import type { Msg } from "@nats-io/nats-core";
-import { CATALOG_BUCKET, openBucket, ROUTE_SUBJECT } from "@switchyard/bus";
+import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket, respondError, ROUTE_SUBJECT } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
 import { RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
+import { buildQuery } from "@switchyard/request-text";
+import { QdrantIndex } from "@switchyard/retrieval";
 import { drainOnSignals, runStage, startService } from "@switchyard/runtime";
 import { indexCatalog } from "./catalog-index.js";
+import { serveLearning } from "./learning-endpoints.js";
 import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
-import { routeCandidates, routeStage } from "./route.js";
+import { chooseEmbedder } from "./choose-embedder.js";
+import { chooseIndex } from "./choose-index.js";
+import { routeWithFallback } from "./fallback.js";
+import { routeStage } from "./route.js";
 import type { RouteQuery } from "./route.js";
-import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 
 const config = readConfig<Config>(configSchema, process.env);
 const service = await startService({ name: "embedding-router", env: process.env, defaultHealthPort: 8082 });
-const index = new EmbeddedIndex(new LocalEmbedder(), { denseWeight: config.ROUTER_DENSE_WEIGHT });
-const catalog = await indexCatalog(await openBucket(service.nc, CATALOG_BUCKET, service.topology), index, service.logger);
+const embedder = chooseEmbedder(config);
+service.logger.info({ embedder: embedder.id }, "embedder chosen");
+const index = await chooseIndex(config, embedder, (error) => service.logger.warn({ err: error }, "tool vectors not stored"));
+service.logger.info({ index: config.QDRANT_URL ? `qdrant ${config.QDRANT_COLLECTION}` : "embedded" }, "tool index ready");
+const examples = await openBucket(service.nc, EXAMPLES_BUCKET, service.topology);
+const catalog = await indexCatalog(await openBucket(service.nc, CATALOG_BUCKET, service.topology), index, service.logger, examples);
+// Qdrant outlives the router: tools dropped from the catalog while no router ran leave now.
+if (index instanceof QdrantIndex) await index.prune(catalog.all().map((tool) => tool.name));
 service.onStop(() => catalog.stop());
-const route = (query: RouteQuery) => routeCandidates(index, catalog.core(), query, config);
+const route = async (query: RouteQuery) => {
+  const result = await routeWithFallback(index, catalog, query, config);
+  if (result.warnings.length > 0) service.logger.warn({ warnings: result.warnings }, "routing fell back");
+  return result;
+};
 
 // Route-only requests: request/reply in a queue group, so replicas share them.
 // Failures answer with the NATS micro-service error headers the gateway reads.
-const respondError = (reply: Msg, code: number, description: string) => {
-  const h = headers();
-  h.set("Nats-Service-Error", description);
-  h.set("Nats-Service-Error-Code", String(code));
-  reply.respond(new Uint8Array(), { headers: h });
-};
 const routeEndpoint = service.nc.subscribe(ROUTE_SUBJECT, {
   queue: "embedding-router",
   callback: (error, msg) => {
@@ -40,13 +47,25 @@ const routeEndpoint = service.nc.subscribe(ROUTE_SUBJECT, {
       return respondError(msg, 400, "undecodable RouteRequest");
     }
     const filter = { names: request.tools, pools: request.pools, domains: request.domains };
-    route({ query: request.message, topK: request.topK || undefined, filter }).then(
-      (candidates) => msg.respond(toBinary(RouteResponseSchema, create(RouteResponseSchema, { candidates }))),
+    // The same query the intent stage would build: "turn it off" borrows the turn before.
+    const query = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
+    route({ query, topK: request.topK || undefined, filter }).then(
+      (result) => msg.respond(toBinary(RouteResponseSchema, create(RouteResponseSchema, result))),
       (failure: unknown) => respondError(msg, 500, String(failure)),
     );
   },
 });
 service.onStop(() => routeEndpoint.drain());
+// Learning from finished packets, feedback and hand-added examples (learning.ts).
+const learning = serveLearning({
+  nc: service.nc,
+  examples,
+  packets: service.packets,
+  isTool: (name) => catalog.has(name),
+  settings: config,
+  logger: service.logger,
+});
+service.onStop(() => learning.drain());
 drainOnSignals(service);
 
 await runStage(service, "route", (packet) => routeStage(packet, { route }));

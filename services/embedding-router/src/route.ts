@@ -12,7 +12,7 @@ import {
 } from "@switchyard/packet";
 import type { Packet, RoutingCandidate, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import type { Config } from "./config.js";
-import { matchesFilter } from "@switchyard/retrieval";
+import { isNoTool, matchesFilter } from "@switchyard/retrieval";
 import type { ToolFilter, ToolIndex } from "@switchyard/retrieval";
 
 /** What the router is asked: the same for the route stage and the route-only API. */
@@ -59,7 +59,9 @@ export async function routeCandidates(
   const limit = threshold ? (asked ?? config.ROUTER_MAX_CANDIDATES) : (asked ?? config.ROUTER_TOP_K);
   const floor = threshold ? config.ROUTER_SCORE_THRESHOLD : config.ROUTER_MIN_SCORE;
   const found = await index.search(req.query, { limit, filter: req.filter });
-  const semantic = found.filter((r) => r.score >= floor).map((r) => candidate(r.tool, r.score, RoutingCandidate_Source.SEMANTIC));
+  // "no tool matches" is decided in one place (retrieval's relevance.ts), the same one the evaluation scores
+  const matched = isNoTool(found, { minScore: floor }) ? [] : found.filter((r) => r.score >= floor);
+  const semantic = matched.map((r) => candidate(r.tool, r.score, RoutingCandidate_Source.SEMANTIC));
 
   const present = new Set(semantic.map((c) => c.tool?.name));
   const core = new Map<string, ToolDefinition>();
@@ -75,9 +77,16 @@ export async function routeCandidates(
   return [...semantic, ...always];
 }
 
+/** Candidates and, when routing fell back, why (RouteResponse.warnings). */
+export interface RouteResult {
+  candidates: RoutingCandidate[];
+  /** Empty unless something failed: what failed and what was returned instead. */
+  warnings: string[];
+}
+
 export interface RouteStageDeps {
-  /** Usually `(req) => routeCandidates(index, catalog.core(), req, config)`. */
-  route: (req: RouteQuery) => Promise<RoutingCandidate[]>;
+  /** Usually `(req) => routeWithFallback(index, catalog, req, config)` (fallback.ts). */
+  route: (req: RouteQuery) => Promise<RouteResult>;
 }
 
 /** How many candidates the reflection-log entry names. */
@@ -87,18 +96,19 @@ const SUMMARY_CANDIDATES = 5;
  * The route stage: looks up candidates for the packet's query (the intent's
  * query, else the original prompt) within its allow-list, and hands the packet
  * to the selector; when nothing but core tools comes back there is no tool to
- * select, and the packet ends here with the tool status SKIPPED. An error from
- * `deps.route` (an embedding service that is down) propagates, so the bus
- * redelivers the packet.
+ * select, and the packet ends here with the tool status SKIPPED. Warnings (the
+ * router fell back, fallback.ts) go to the reflection log; an error from
+ * `deps.route` propagates, so the bus redelivers the packet.
  */
 export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<StageOutcome> {
   const started = performance.now();
   const content = contentOf(packet);
   const query = (intentOf(packet).query || content.originalPrompt).trim();
-  const candidates = await deps.route({
+  const { candidates, warnings } = await deps.route({
     query,
     filter: { names: content.allowedTools, pools: content.pools, domains: content.domains },
   });
+  if (warnings.length > 0) addReflection(packet, { step: "route", summary: `routing fell back: ${warnings.join("; ")}` });
 
   const routing = routingOf(packet);
   routing.candidates = candidates;

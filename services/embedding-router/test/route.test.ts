@@ -12,7 +12,7 @@ import { configSchema, defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { LocalEmbedder } from "@switchyard/retrieval";
 import { routeCandidates, routeStage } from "../src/route.js";
-import type { RouteQuery } from "../src/route.js";
+import type { RouteQuery, RouteStageDeps } from "../src/route.js";
 import { EmbeddedIndex } from "@switchyard/retrieval";
 import { catalogTool as tool, filesystemTools } from "@switchyard/test-fixtures";
 
@@ -151,14 +151,14 @@ describe("route", () => {
   });
 
   describe("routeStage", () => {
-    const recording = (): { calls: RouteQuery[]; deps: { route: (req: RouteQuery) => Promise<RoutingCandidate[]> } } => {
+    const recording = (): { calls: RouteQuery[]; deps: RouteStageDeps } => {
       const calls: RouteQuery[] = [];
       return {
         calls,
         deps: {
           route: (req) => {
             calls.push(req);
-            return route(req);
+            return route(req).then((candidates) => ({ candidates, warnings: [] }));
           },
         },
       };
@@ -224,11 +224,29 @@ describe("route", () => {
         ROUTER_SCORE_THRESHOLD: 0.35,
         ROUTER_MAX_CANDIDATES: 10,
         ROUTER_DENSE_WEIGHT: 0.4,
+        QDRANT_COLLECTION: "switchyard-tools",
+        QDRANT_TIMEOUT_MS: 5000,
+        ROUTER_DATA_DIR: ".switchyard/router",
+        ROUTER_MAX_QUERY_TURNS: 2,
+        LEARN_FROM_USE: true,
+        LEARN_MAX_EXAMPLES_PER_TOOL: 20,
+        EMBEDDINGS_BATCH_SIZE: 64,
+        EMBEDDINGS_TIMEOUT_MS: 10000,
       });
       assert.equal(configSchema.additionalProperties, false);
+      // settings whose absence means "off": the local embedder, the embedded index, no API keys
+      const unsetMeansOff = new Set([
+        "EMBEDDINGS_BASE_URL",
+        "EMBEDDINGS_API_KEY",
+        "EMBEDDINGS_MODEL",
+        "EMBEDDINGS_DIMENSIONS",
+        "QDRANT_URL",
+        "QDRANT_API_KEY",
+      ]);
       for (const [key, property] of Object.entries(configSchema.properties)) {
         assert.match(key, /^[A-Z][A-Z0-9_]*$/);
-        assert.ok("default" in property && "description" in property, key);
+        assert.ok("description" in property, key);
+        assert.equal("default" in property, !unsetMeansOff.has(key), key);
       }
     });
   });

@@ -242,6 +242,7 @@ function toDefinitions(config: ServerConfig, tools: Tool[], logger: PoolLogger |
     ...config.exclude.map((tool) => ["exclude", tool] as const),
     ...config.core.map((tool) => ["core", tool] as const),
     ...Object.keys(config.sideEffects).map((tool) => ["sideEffects", tool] as const),
+    ...Object.keys(config.tools).map((tool) => ["tools", tool] as const),
   ];
   for (const [setting, tool] of named) {
     // Most likely a typo in switchyard.yaml, or a tool the server dropped.
@@ -259,6 +260,8 @@ function toDefinitions(config: ServerConfig, tools: Tool[], logger: PoolLogger |
         serverToolName: tool.name,
         core: config.core.includes(tool.name),
         examples: [],
+        pool: config.tools[tool.name]?.pool ?? config.pool,
+        domains: config.tools[tool.name]?.domains ?? config.domains,
       }),
     );
 }

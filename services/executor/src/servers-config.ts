@@ -17,6 +17,18 @@ interface ServerCommon {
   /** Tools always offered to the selector, whatever the query. */
   core: string[];
   sideEffects: Record<string, SideEffectName>;
+  /** The pool (seed 004) of the server's tools, unless a tool sets its own; the server's name when unset. */
+  pool: string;
+  /** Subject domains (seed 003) of the server's tools, unless a tool sets its own. */
+  domains: string[];
+  /** Per-tool settings that override the server's. */
+  tools: Record<string, ToolOverrides>;
+}
+
+/** What `tools.<tool>:` may set for one tool. */
+export interface ToolOverrides {
+  pool?: string;
+  domains?: string[];
 }
 
 /** A server the executor starts as a child process and talks to over stdin/stdout. */
@@ -58,6 +70,8 @@ export class ServersConfigError extends Error {
 
 const toolNames = { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true };
 const stringMap = { type: "object", additionalProperties: { type: "string" } };
+const pool = { type: "string", minLength: 1 };
+const domains = { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true };
 
 const fileSchema = {
   type: "object",
@@ -82,6 +96,12 @@ const fileSchema = {
           exclude: toolNames,
           core: toolNames,
           sideEffects: { type: "object", additionalProperties: { type: "string", enum: ["read", "write", "execute"] } },
+          pool,
+          domains,
+          tools: {
+            type: "object",
+            additionalProperties: { type: "object", additionalProperties: false, properties: { pool, domains } },
+          },
         },
       },
     },
@@ -101,6 +121,9 @@ interface RawServer {
   exclude?: string[];
   core?: string[];
   sideEffects?: Record<string, SideEffectName>;
+  pool?: string;
+  domains?: string[];
+  tools?: Record<string, ToolOverrides>;
 }
 
 /**
@@ -153,6 +176,9 @@ function toServerConfig(name: string, raw: RawServer, folder: string, problems: 
     exclude: raw.exclude ?? [],
     core: raw.core ?? [],
     sideEffects: raw.sideEffects ?? {},
+    pool: raw.pool ?? name,
+    domains: raw.domains ?? [],
+    tools: raw.tools ?? {},
   };
   for (const [index, tool] of common.core.entries()) {
     if (common.exclude.includes(tool)) problems.push(`${at}.core[${index}]: ${tool} is also in exclude`);

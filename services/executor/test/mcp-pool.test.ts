@@ -61,6 +61,9 @@ describe("mcp pool - filesystem server", () => {
         "    exclude: [read_file]",
         "    core: [list_directory]",
         "    sideEffects: { move_file: execute, get_file_info: write }",
+        "    domains: [files]",
+        "    tools:",
+        "      move_file: { pool: admin, domains: [files, admin] }",
       ].join("\n"),
     );
     pool = await McpPool.connect(servers);
@@ -95,6 +98,14 @@ describe("mcp pool - filesystem server", () => {
       [...tools.values()].filter((tool) => tool.core).map((tool) => tool.name),
       ["fs.list_directory"],
     );
+  });
+
+  it("mcp pool - pool and domains come from the server (pool: its name by default), a tool's own settings win", () => {
+    const tools = new Map(pool.listTools().map((tool) => [tool.name, tool]));
+    assert.equal(tools.get("fs.read_text_file")?.pool, "fs");
+    assert.deepEqual(tools.get("fs.read_text_file")?.domains, ["files"]);
+    assert.equal(tools.get("fs.move_file")?.pool, "admin");
+    assert.deepEqual(tools.get("fs.move_file")?.domains, ["files", "admin"]);
   });
 
   it("mcp pool - read_text_file returns the file's content, a relative path resolved against the allowed directory", async () => {
@@ -303,6 +314,10 @@ describe("mcp pool - the repo's switchyard.yaml", () => {
     assert.deepEqual(result.output, { content: await readFile(REPO_TODO, "utf8") });
     assert.equal(pool.listTools().some((tool) => tool.name === "filesystem.read_file"), false);
     assert.equal(pool.listTools().find((tool) => tool.name === "memory.search_nodes")?.core, true);
+    const read = pool.listTools().find((tool) => tool.name === "filesystem.read_text_file");
+    assert.equal(read?.pool, "filesystem");
+    assert.deepEqual(read?.domains, ["files"]);
+    assert.deepEqual(pool.listTools().find((tool) => tool.name === "memory.search_nodes")?.domains, ["memory"]);
   });
 });
 

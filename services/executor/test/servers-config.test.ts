@@ -97,6 +97,11 @@ describe("servers config", () => {
         "    exclude: [read_file]",
         "    core: [list_directory]",
         "    sideEffects: { move_file: execute }",
+        "    pool: files",
+        "    domains: [files, docs]",
+        "    tools:",
+        "      move_file: { pool: admin }",
+        "      read_text_file: { domains: [docs] }",
         "  remote:",
         "    url: http://localhost:3001/mcp",
         '    headers: { Authorization: "Bearer ${TOKEN}" }',
@@ -114,6 +119,9 @@ describe("servers config", () => {
         exclude: ["read_file"],
         core: ["list_directory"],
         sideEffects: { move_file: "execute" },
+        pool: "files",
+        domains: ["files", "docs"],
+        tools: { move_file: { pool: "admin" }, read_text_file: { domains: ["docs"] } },
       },
       {
         name: "remote",
@@ -123,6 +131,9 @@ describe("servers config", () => {
         exclude: [],
         core: [],
         sideEffects: {},
+        pool: "remote",
+        domains: [],
+        tools: {},
       },
     ]);
   });
@@ -172,6 +183,15 @@ describe("servers config", () => {
       name: "a dotted server name",
       yaml: "servers:\n  my.server: { command: x }\n",
       expected: [/^servers\["my\.server"\]: a server name may hold only/],
+    },
+    {
+      name: "an empty pool, a repeated domain and an unknown per-tool setting",
+      yaml: "servers:\n  fs:\n    command: x\n    pool: ''\n    domains: [files, files]\n    tools: { a: { core: true } }\n",
+      expected: [
+        /^servers\.fs\.pool: must NOT have fewer than 1 characters$/,
+        /^servers\.fs\.domains: must NOT have duplicate items/,
+        /^servers\.fs\.tools\.a\.core: is not a known setting$/,
+      ],
     },
     {
       name: "a tool both core and excluded",

@@ -6,6 +6,8 @@ import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { JsonValue } from "@bufbuild/protobuf";
 import {
+  AddExamplesResponseSchema,
+  FeedbackResponseSchema,
   ListToolsResponseSchema,
   PacketSchema,
   RouteResponseSchema,
@@ -15,9 +17,9 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { errorBody, ErrorBodySchema, httpErrorOf } from "./errors.js";
-import { acceptedJson, listToolsJson, packetJson, routeResponseJson } from "./json.js";
+import { acceptedJson, listToolsJson, messageJson, packetJson, routeResponseJson } from "./json.js";
 import { protoJsonSchemas, protoSchemaRef } from "./proto-json-schema.js";
-import { requestSchemas, toRouteInput, toSubmitInput } from "./requests.js";
+import { requestSchemas, toFeedbackInput, toRouteInput, toSubmitInput } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
 
 export interface AppOptions extends GatewayLimits {
@@ -28,7 +30,14 @@ export interface AppOptions extends GatewayLimits {
 }
 
 /** The messages whose JSON the API returns; their schemas become OpenAPI components. */
-const RESPONSE_MESSAGES: DescMessage[] = [PacketSchema, SubmitPacketResponseSchema, RouteResponseSchema, ListToolsResponseSchema];
+const RESPONSE_MESSAGES: DescMessage[] = [
+  PacketSchema,
+  SubmitPacketResponseSchema,
+  RouteResponseSchema,
+  ListToolsResponseSchema,
+  FeedbackResponseSchema,
+  AddExamplesResponseSchema,
+];
 
 /** A response documented by a generated message schema; the body itself comes from protobuf-es `toJson`. */
 function protoResponse(desc: DescMessage, description: string) {
@@ -198,6 +207,31 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
     );
 
     app.post(
+      "/v1/packets/:packetId/feedback",
+      {
+        schema: {
+          operationId: "feedback",
+          summary: "Say whether a finished packet's tool was the right one; the router learns from it",
+          description:
+            "With `correct: false` the packet's query stops being an example of the packet's tool (and is not learned " +
+            "for it again); with `tool` it becomes an example of that tool. `correct: true` changes nothing.",
+          tags: ["packets"],
+          params: schemas.packetRef,
+          body: schemas.feedback,
+          response: {
+            200: protoResponse(FeedbackResponseSchema, "What changed"),
+            400: errorResponse("The request is invalid"),
+            404: errorResponse("No packet has this id, or no tool that name"),
+            409: errorResponse("The packet is still running"),
+            503: errorResponse("No embedding-router answered"),
+          },
+        },
+      },
+      async (request) =>
+        messageJson(FeedbackResponseSchema, await deps.feedback(toFeedbackInput(request.params.packetId, request.body))),
+    );
+
+    app.post(
       "/v1/route",
       {
         schema: {
@@ -225,6 +259,27 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
         },
       },
       async () => listToolsJson(await deps.listTools()),
+    );
+
+    app.post(
+      "/v1/tools/:name/examples",
+      {
+        schema: {
+          operationId: "addExamples",
+          summary: "Add example requests to a tool; the router indexes them with it",
+          tags: ["tools"],
+          params: schemas.toolRef,
+          body: schemas.addExamples,
+          response: {
+            200: protoResponse(AddExamplesResponseSchema, "The tool's stored examples after the change"),
+            400: errorResponse("The request is invalid"),
+            404: errorResponse("No tool has this name"),
+            503: errorResponse("No embedding-router answered"),
+          },
+        },
+      },
+      async (request) =>
+        messageJson(AddExamplesResponseSchema, await deps.addExamples(request.params.name, request.body.examples)),
     );
 
     const probeBody = Type.Object({ status: Type.String() });

@@ -1,4 +1,4 @@
-import type { Packet, RoutingCandidate, ToolDefinition, Turn } from "@switchyard/packet";
+import type { AddExamplesResponse, FeedbackResponse, Packet, RoutingCandidate, ToolDefinition, Turn } from "@switchyard/packet";
 
 /** A validated request for the full packet flow, as both front doors (HTTP and gRPC) hand it over. */
 export interface SubmitInput {
@@ -9,6 +9,9 @@ export interface SubmitInput {
   history: Turn[];
   /** Allow-list of tool names; empty means the whole catalog. */
   tools: string[];
+  /** Pools and domains the request may use; empty means all. */
+  pools: string[];
+  domains: string[];
   /** Wait for the packet to finish (up to the wait timeout) or return at once. */
   wait: boolean;
 }
@@ -19,6 +22,23 @@ export interface RouteInput {
   /** How many semantic candidates to return; 0 means the router's default (as in RouteRequest.top_k). */
   topK: number;
   tools: string[];
+  pools: string[];
+  domains: string[];
+}
+
+/** Feedback on a finished packet's tool. */
+export interface FeedbackInput {
+  packetId: string;
+  correct: boolean;
+  /** With correct=false: the tool that should have been chosen. */
+  tool?: string;
+}
+
+/** Route-only's answer: the candidates, and warnings when the router fell back (RouteResponse.warnings). */
+export interface RouteOutput {
+  candidates: RoutingCandidate[];
+  /** Empty unless the router fell back, e.g. to lexical search when its embedder failed. */
+  warnings: string[];
 }
 
 /**
@@ -39,8 +59,13 @@ export interface GatewayDeps {
   /** Throws like {@link approvePacket}. */
   denyPacket(packetId: string, reason: string): Promise<Packet>;
   /** Route only: which tools should this turn see. Executes nothing. */
-  route(input: RouteInput): Promise<RoutingCandidate[]>;
+  route(input: RouteInput): Promise<RouteOutput>;
+  /** The catalog; each tool's examples include those stored for it (learned from use, added by hand). */
   listTools(): Promise<ToolDefinition[]>;
+  /** Throws GatewayError "not_found" for an unknown packet or tool, "conflict" for a packet still running. */
+  feedback(input: FeedbackInput): Promise<FeedbackResponse>;
+  /** Throws GatewayError "not_found" for a tool the catalog does not have. */
+  addExamples(tool: string, examples: string[]): Promise<AddExamplesResponse>;
   /** True once the gateway can take requests (bus connected, streams there); drives /readyz. */
   isReady(): boolean;
 }

@@ -7,8 +7,8 @@ import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { grpcErrorOf } from "./errors.js";
 import { listToolsResponse, routeResponse, submitResponse } from "./json.js";
-import { requestSchemas, requestValidator, toRouteInput, toSubmitInput, turnsToBody } from "./requests.js";
-import type { GatewayLimits, RouteBody, SubmitPacketBody } from "./requests.js";
+import { requestSchemas, requestValidator, toFeedbackInput, toRouteInput, toSubmitInput, turnsToBody } from "./requests.js";
+import type { FeedbackBody, GatewayLimits, RouteBody, SubmitPacketBody } from "./requests.js";
 
 /** The health-checking name of the Router service, beside "" for the whole server. */
 export const ROUTER_SERVICE_NAME = Router.typeName;
@@ -63,6 +63,8 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
     route: requestValidator(schemas.route),
     packetRef: requestValidator(schemas.packetRef),
     deny: requestValidator(schemas.deny),
+    feedback: requestValidator(schemas.feedback),
+    toolExamples: requestValidator(schemas.toolExamples),
   };
   /** Runs a validator and turns its failure into INVALID_ARGUMENT; returns the value as validated. */
   function valid<T>(validator: (value: unknown) => ReturnType<typeof check.route>, value: T): T {
@@ -80,6 +82,8 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
         ...(request.sessionId ? { sessionId: request.sessionId } : {}),
         history: turnsToBody(request.history),
         tools: request.tools,
+        pools: request.pools,
+        domains: request.domains,
         ...(request.wait === undefined ? {} : { wait: request.wait }),
       });
       const { packet, finished } = await deps.submitPacket(toSubmitInput(body));
@@ -107,10 +111,27 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
         history: turnsToBody(request.history),
         ...(request.topK === 0 ? {} : { topK: request.topK }),
         tools: request.tools,
+        pools: request.pools,
+        domains: request.domains,
       });
       return routeResponse(await deps.route(toRouteInput(body)));
     },
 
     listTools: async () => listToolsResponse(await deps.listTools()),
+
+    async feedback(request) {
+      const id = packetId(request.packetId);
+      // An absent `correct` stays absent, so the validator names it as required; the cast is checked right here.
+      const body = valid(check.feedback, {
+        ...(request.correct === undefined ? {} : { correct: request.correct }),
+        ...(request.tool ? { tool: request.tool } : {}),
+      } as FeedbackBody);
+      return deps.feedback(toFeedbackInput(id, body));
+    },
+
+    async addExamples(request) {
+      const { tool, examples } = valid(check.toolExamples, { tool: request.tool, examples: request.examples });
+      return deps.addExamples(tool, examples);
+    },
   };
 }

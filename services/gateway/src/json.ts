@@ -1,14 +1,8 @@
 import { create, toJson } from "@bufbuild/protobuf";
-import type { JsonValue } from "@bufbuild/protobuf";
+import type { DescMessage, JsonValue, MessageShape } from "@bufbuild/protobuf";
 import { ListToolsResponseSchema, packetToJson, RouteResponseSchema, SubmitPacketResponseSchema } from "@switchyard/packet";
-import type {
-  ListToolsResponse,
-  Packet,
-  RouteResponse,
-  RoutingCandidate,
-  SubmitPacketResponse,
-  ToolDefinition,
-} from "@switchyard/packet";
+import type { ListToolsResponse, Packet, RouteResponse, SubmitPacketResponse, ToolDefinition } from "@switchyard/packet";
+import type { RouteOutput } from "./deps.js";
 
 /**
  * The API's answers as protobuf messages (what gRPC sends) and in the proto3
@@ -31,16 +25,21 @@ export function packetJson(packet: Packet): JsonValue {
   return packetToJson(packet);
 }
 
-export function routeResponse(candidates: RoutingCandidate[]): RouteResponse {
-  return create(RouteResponseSchema, { candidates });
+export function routeResponse(output: RouteOutput): RouteResponse {
+  return create(RouteResponseSchema, { candidates: output.candidates, warnings: output.warnings });
 }
 
-export function routeResponseJson(candidates: RoutingCandidate[]): JsonValue {
-  return toJson(RouteResponseSchema, routeResponse(candidates), JSON_OPTIONS);
+export function routeResponseJson(output: RouteOutput): JsonValue {
+  return toJson(RouteResponseSchema, routeResponse(output), JSON_OPTIONS);
 }
 
 export function listToolsResponse(tools: ToolDefinition[]): ListToolsResponse {
   return create(ListToolsResponseSchema, { tools });
+}
+
+/** Any response message in the proto3 JSON mapping, every field present. */
+export function messageJson<Desc extends DescMessage>(desc: Desc, message: MessageShape<Desc>): JsonValue {
+  return toJson(desc, message, JSON_OPTIONS);
 }
 
 export function listToolsJson(tools: ToolDefinition[]): JsonValue {

@@ -1,6 +1,6 @@
 // Wiring only: settings → NATS → HTTP and gRPC front doors → drain on SIGTERM.
 import { ServerCredentials } from "@grpc/grpc-js";
-import { CATALOG_BUCKET, openBucket } from "@switchyard/bus";
+import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
 import { drainOnSignals, startService } from "@switchyard/runtime";
 import { buildApp } from "./app.js";
@@ -15,6 +15,7 @@ const deps = await createNatsDeps({
   nc: service.nc,
   packets: service.packets,
   catalog: await openBucket(service.nc, CATALOG_BUCKET, service.topology),
+  examples: await openBucket(service.nc, EXAMPLES_BUCKET, service.topology),
   tracer: service.tracer,
   waitTimeoutMs: config.WAIT_TIMEOUT_MS,
   routeTimeoutMs: config.ROUTE_TIMEOUT_MS,

@@ -6,16 +6,27 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
   catalogKey,
   doneSubject,
+  EXAMPLES_SUBJECT,
+  exampleTexts,
+  FEEDBACK_SUBJECT,
   followCatalog,
+  followExamples,
   loadPacket,
   publishPacket,
   recordHop,
+  requestReply,
   ROUTE_SUBJECT,
+  RpcError,
   startHopClock,
+  withExamples,
 } from "@switchyard/bus";
 import {
+  AddExamplesRequestSchema,
+  AddExamplesResponseSchema,
   addReflection,
   decodePacket,
+  FeedbackRequestSchema,
+  FeedbackResponseSchema,
   encodePacket,
   finish,
   newPacket,
@@ -27,12 +38,14 @@ import {
 } from "@switchyard/packet";
 import type { Packet, Stage, ToolDefinition } from "@switchyard/packet";
 import { GatewayError } from "./deps.js";
-import type { GatewayDeps } from "./deps.js";
+import type { GatewayDeps, GatewayErrorCode } from "./deps.js";
 
 export interface NatsDepsOptions {
   nc: NatsConnection;
   packets: KV;
   catalog: KV;
+  /** The examples bucket (EXAMPLES_BUCKET): each tool's stored examples, shown with it. */
+  examples: KV;
   tracer: Tracer;
   /** How long a waiting request waits for its packet before answering 202. */
   waitTimeoutMs: number;
@@ -43,6 +56,13 @@ export interface NatsDepsOptions {
 
 const SERVICE = "gateway";
 
+/** The router's error codes (learning.ts) as the gateway's. */
+const ROUTER_ERRORS = new Map<number, GatewayErrorCode>([
+  [400, "invalid"],
+  [404, "not_found"],
+  [409, "conflict"],
+]);
+
 /** The gateway's view of the fleet, over NATS: packets into JetStream, route-only over request/reply. */
 export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayDeps & { close(): void }> {
   const { nc, packets, tracer } = options;
@@ -52,6 +72,23 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     upsert: (tool) => tools.set(catalogKey(tool.name), tool),
     remove: (key) => tools.delete(key),
   });
+  // Stored examples by catalog key, shown with the tools (the router indexes them the same way).
+  const examples = new Map<string, string[]>();
+  const exampleFollower = await followExamples(options.examples, {
+    upsert: (stored, key) => examples.set(key, exampleTexts(stored)),
+    remove: (key) => examples.delete(key),
+  });
+
+  /** A request to the embedding-routers; their refusals keep their meaning (404, 409, 400), anything else is 503. */
+  async function askRouter(subject: string, data: Uint8Array): Promise<Uint8Array> {
+    try {
+      return await requestReply(nc, subject, data, options.routeTimeoutMs);
+    } catch (error) {
+      if (!(error instanceof RpcError)) throw error;
+      const code = ROUTER_ERRORS.get(error.code) ?? "unavailable";
+      throw new GatewayError(code, code === "unavailable" ? `embedding-router: ${error.message}` : error.message);
+    }
+  }
 
   /**
    * Hands the packet to a stage and, when asked, waits for it to finish. The
@@ -91,6 +128,8 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         sessionId: input.sessionId,
         history: input.history,
         allowedTools: input.tools,
+        pools: input.pools,
+        domains: input.domains,
         maxReinjections: options.maxReinjections,
       });
       packet.state = Packet_State.DETECTING_INTENT;
@@ -126,6 +165,8 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         history: input.history,
         topK: input.topK,
         tools: input.tools,
+        pools: input.pools,
+        domains: input.domains,
       });
       let reply;
       try {
@@ -136,15 +177,33 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       // NATS micro services report a handler's failure in these headers.
       const serviceError = reply.headers?.get("Nats-Service-Error");
       if (serviceError) throw new GatewayError("unavailable", `embedding-router: ${serviceError}`);
-      return fromBinary(RouteResponseSchema, reply.data).candidates;
+      const { candidates, warnings } = fromBinary(RouteResponseSchema, reply.data);
+      return { candidates, warnings };
     },
 
     async listTools() {
-      return [...tools.values()].sort((a, b) => a.name.localeCompare(b.name));
+      return [...tools.entries()]
+        .map(([key, tool]) => withExamples(tool, examples.get(key) ?? []))
+        .sort((a, b) => a.name.localeCompare(b.name));
+    },
+
+    async feedback(input) {
+      const request = create(FeedbackRequestSchema, input);
+      const reply = await askRouter(FEEDBACK_SUBJECT, toBinary(FeedbackRequestSchema, request));
+      return fromBinary(FeedbackResponseSchema, reply);
+    },
+
+    async addExamples(tool, texts) {
+      const request = create(AddExamplesRequestSchema, { tool, examples: texts });
+      const reply = await askRouter(EXAMPLES_SUBJECT, toBinary(AddExamplesRequestSchema, request));
+      return fromBinary(AddExamplesResponseSchema, reply);
     },
 
     isReady: () => !nc.isClosed(),
 
-    close: () => follower.stop(),
+    close: () => {
+      follower.stop();
+      exampleFollower.stop();
+    },
   };
 }

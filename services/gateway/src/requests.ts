@@ -4,7 +4,8 @@ import type { Turn } from "@switchyard/packet";
 import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { Static, TSchema } from "@fastify/type-provider-typebox";
 import type { FastifySchemaValidationError } from "fastify";
-import type { RouteInput, SubmitInput } from "./deps.js";
+import { EXAMPLE_MAX_CHARS } from "@switchyard/bus";
+import type { FeedbackInput, RouteInput, SubmitInput } from "./deps.js";
 
 /**
  * The requests both front doors accept. HTTP validates bodies with these
@@ -26,6 +27,10 @@ export const TOP_K_MAX = 50;
 const MAX_ID_CHARS = 128;
 const MAX_TOOL_NAME_CHARS = 256;
 const MAX_REASON_CHARS = 2000;
+/** Longest pool or domain name. */
+const MAX_GROUP_CHARS = 128;
+/** Most examples one request may add. */
+export const MAX_EXAMPLES_PER_REQUEST = 50;
 
 /** The proto's role names, and their lowercase spellings that chat APIs use. */
 const ROLE_NAMES = Object.keys(Turn_Role).filter((key) => Number.isNaN(Number(key)));
@@ -41,8 +46,23 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
   );
   const message = Type.String({ minLength: 1, maxLength: limits.maxMessageChars, description: "The user's latest turn" });
   const history = Type.Array(turn, { maxItems: limits.maxHistoryTurns, description: "Earlier turns, oldest first" });
-  const tools = Type.Array(Type.String({ minLength: 1, maxLength: MAX_TOOL_NAME_CHARS }), {
+  const toolName = Type.String({ minLength: 1, maxLength: MAX_TOOL_NAME_CHARS });
+  const tools = Type.Array(toolName, {
     description: "Allow-list of tool names; absent or empty means the whole catalog",
+  });
+  // An example must hold something besides spaces.
+  const example = Type.String({ minLength: 1, maxLength: EXAMPLE_MAX_CHARS, pattern: "\\S" });
+  const examples = Type.Array(example, {
+    minItems: 1,
+    maxItems: MAX_EXAMPLES_PER_REQUEST,
+    description: "Example requests the tool serves, e.g. \"what's on my desktop?\"",
+  });
+  const group = Type.String({ minLength: 1, maxLength: MAX_GROUP_CHARS });
+  const pools = Type.Array(group, {
+    description: "Only tools of these pools (seed 004); absent or empty means all",
+  });
+  const domains = Type.Array(group, {
+    description: "Only tools serving one of these domains (seed 003), e.g. files, web; absent or empty means all",
   });
 
   return {
@@ -52,6 +72,8 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
         sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ID_CHARS })),
         history: Type.Optional(history),
         tools: Type.Optional(tools),
+        pools: Type.Optional(pools),
+        domains: Type.Optional(domains),
         wait: Type.Optional(
           Type.Boolean({ default: true, description: "Wait for the finished packet, or return 202 with its id at once" }),
         ),
@@ -66,6 +88,8 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
           Type.Integer({ minimum: 1, maximum: TOP_K_MAX, description: "Semantic candidates to return; absent: the router's default" }),
         ),
         tools: Type.Optional(tools),
+        pools: Type.Optional(pools),
+        domains: Type.Optional(domains),
       },
       { additionalProperties: false },
     ),
@@ -73,6 +97,23 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
       { packetId: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS }) },
       { additionalProperties: false },
     ),
+    toolRef: Type.Object({ name: toolName }, { additionalProperties: false }),
+    feedback: Type.Object(
+      {
+        correct: Type.Boolean({ description: "Whether the packet's tool was the right one for its request" }),
+        tool: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: MAX_TOOL_NAME_CHARS,
+            description: "With correct=false: the tool that should have been chosen; the packet's query becomes its example",
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    addExamples: Type.Object({ examples }, { additionalProperties: false }),
+    /** AddExamplesRequest as gRPC carries it: the tool's name in the message, not in the path. */
+    toolExamples: Type.Object({ tool: toolName, examples }, { additionalProperties: false }),
     deny: Type.Object(
       { reason: Type.Optional(Type.String({ maxLength: MAX_REASON_CHARS, description: "Why the call was denied" })) },
       { additionalProperties: false },
@@ -83,6 +124,8 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
 export type RequestSchemas = ReturnType<typeof requestSchemas>;
 export type SubmitPacketBody = Static<RequestSchemas["submitPacket"]>;
 export type RouteBody = Static<RequestSchemas["route"]>;
+export type FeedbackBody = Static<RequestSchemas["feedback"]>;
+export type AddExamplesBody = Static<RequestSchemas["addExamples"]>;
 export type TurnBody = NonNullable<SubmitPacketBody["history"]>[number];
 
 /** A rejected request: what is wrong, and the field at fault when there is one ("history/3/role"). */
@@ -147,10 +190,23 @@ export function toSubmitInput(body: SubmitPacketBody): SubmitInput {
     ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
     history: toTurns(body.history),
     tools: body.tools ?? [],
+    pools: body.pools ?? [],
+    domains: body.domains ?? [],
     wait: body.wait ?? true,
   };
 }
 
 export function toRouteInput(body: RouteBody): RouteInput {
-  return { message: body.message, history: toTurns(body.history), topK: body.topK ?? 0, tools: body.tools ?? [] };
+  return {
+    message: body.message,
+    history: toTurns(body.history),
+    topK: body.topK ?? 0,
+    tools: body.tools ?? [],
+    pools: body.pools ?? [],
+    domains: body.domains ?? [],
+  };
+}
+
+export function toFeedbackInput(packetId: string, body: FeedbackBody): FeedbackInput {
+  return { packetId, correct: body.correct, ...(body.tool === undefined ? {} : { tool: body.tool }) };
 }

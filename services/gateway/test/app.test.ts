@@ -145,6 +145,8 @@ describe("gateway http - route and tools", () => {
       history: deps.routed[0]?.history,
       topK: 2,
       tools: ["filesystem.read_file", "core.clarify"],
+      pools: [],
+      domains: [],
     });
     assert.equal(deps.routed[0]?.history[0]?.role, Turn_Role.TOOL);
   });
@@ -156,6 +158,29 @@ describe("gateway http - route and tools", () => {
     assert.equal(res.json().candidates.length, CATALOG.length);
     assert.equal(deps.routed[0]?.topK, 0);
     assert.deepEqual(deps.routed[0]?.tools, []);
+    assert.deepEqual(res.json().warnings, [], "no fallback, no warnings (implicit defaults are emitted)");
+  });
+
+  it("gateway http - route passes the router's warnings through when it fell back", async () => {
+    const { deps, app } = setup();
+    deps.routeWarnings = ["hybrid search failed (embeddings request failed); routed by lexical search alone"];
+    const res = await app.inject(json("POST", "/v1/route", { message: "read a file" }));
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json().warnings, deps.routeWarnings);
+    assert.ok(res.json().candidates.length > 0);
+  });
+
+  it("gateway http - pools and domains reach the packet and the router", async () => {
+    const { deps, app } = setup();
+    const packet = (
+      await app.inject(json("POST", "/v1/packets", { message: "read a file", pools: ["filesystem"], domains: ["files", "docs"] }))
+    ).json();
+    assert.deepEqual(packet.content.pools, ["filesystem"]);
+    assert.deepEqual(packet.content.domains, ["files", "docs"]);
+    assert.deepEqual([deps.submitted[0]?.pools, deps.submitted[0]?.domains], [["filesystem"], ["files", "docs"]]);
+
+    await app.inject(json("POST", "/v1/route", { message: "read a file", pools: ["memory"], domains: ["memory"] }));
+    assert.deepEqual([deps.routed[0]?.pools, deps.routed[0]?.domains], [["memory"], ["memory"]]);
   });
 
   it("gateway http - GET /v1/tools returns ListToolsResponse JSON", async () => {
@@ -170,6 +195,45 @@ describe("gateway http - route and tools", () => {
     assert.equal(tools[1].sideEffect, "WRITE");
     assert.equal(tools[2].core, true);
     assert.deepEqual(tools[2].examples, []);
+  });
+});
+
+describe("gateway http - learning", () => {
+  it("gateway http - feedback on a packet answers FeedbackResponse JSON and hands over what was said", async () => {
+    const { deps, app } = setup();
+    const id = (await app.inject(json("POST", "/v1/packets", { message: "read notes/todo.md" }))).json().header.packetId;
+    const res = await app.inject(json("POST", `/v1/packets/${id}/feedback`, { correct: false, tool: "filesystem.write_file" }));
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), {
+      packetId: id,
+      query: "read notes/todo.md",
+      removedFrom: "filesystem.read_file",
+      addedTo: "filesystem.write_file",
+    });
+    assert.deepEqual(deps.feedbacks, [{ packetId: id, correct: false, tool: "filesystem.write_file" }]);
+
+    const confirmed = await app.inject(json("POST", `/v1/packets/${id}/feedback`, { correct: true }));
+    assert.equal(confirmed.json().removedFrom, "", "every field is emitted");
+    assert.deepEqual(deps.feedbacks[1], { packetId: id, correct: true });
+  });
+
+  it("gateway http - feedback on an unknown packet or naming an unknown tool is 404", async () => {
+    const { app } = setup();
+    assert.equal((await app.inject(json("POST", "/v1/packets/nope/feedback", { correct: false }))).statusCode, 404);
+    const id = (await app.inject(json("POST", "/v1/packets", { message: "hi" }))).json().header.packetId;
+    const res = await app.inject(json("POST", `/v1/packets/${id}/feedback`, { correct: false, tool: "no.such_tool" }));
+    assert.equal(res.statusCode, 404);
+    assert.equal(res.json().message, "no tool named no.such_tool");
+  });
+
+  it("gateway http - examples added to a tool answer AddExamplesResponse JSON", async () => {
+    const { deps, app } = setup();
+    const res = await app.inject(json("POST", "/v1/tools/filesystem.read_file/examples", { examples: ["show me my notes"] }));
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), { tool: "filesystem.read_file", added: 1, examples: ["show me my notes"] });
+    assert.deepEqual(deps.added, [{ tool: "filesystem.read_file", examples: ["show me my notes"] }]);
+    const unknown = await app.inject(json("POST", "/v1/tools/no.such_tool/examples", { examples: ["x"] }));
+    assert.equal(unknown.statusCode, 404);
   });
 });
 
@@ -268,6 +332,35 @@ const BAD_INPUTS: BadInput[] = [
   { name: "topK 51", request: json("POST", "/v1/route", { message: "hi", topK: 51 }), status: 400, field: "topK", message: /<= 50/ },
   { name: "a fractional topK", request: json("POST", "/v1/route", { message: "hi", topK: 2.5 }), status: 400, field: "topK" },
   { name: "topK as a string", request: json("POST", "/v1/route", { message: "hi", topK: "5" }), status: 400, field: "topK" },
+  { name: "an empty pool name", request: json("POST", "/v1/packets", { message: "hi", pools: [""] }), status: 400, field: "pools/0" },
+  { name: "domains not an array", request: json("POST", "/v1/route", { message: "hi", domains: "files" }), status: 400, field: "domains" },
+  { name: "feedback without correct", request: json("POST", "/v1/packets/p/feedback", { tool: "a.b" }), status: 400, field: "correct", message: /^body\/correct is required$/ },
+  { name: "feedback with correct as a string", request: json("POST", "/v1/packets/p/feedback", { correct: "no" }), status: 400, field: "correct" },
+  { name: "feedback with an empty tool", request: json("POST", "/v1/packets/p/feedback", { correct: false, tool: "" }), status: 400, field: "tool" },
+  { name: "feedback with an unknown field", request: json("POST", "/v1/packets/p/feedback", { correct: false, why: "x" }), status: 400, field: "why" },
+  {
+    name: "feedback without a body",
+    request: { method: "POST", url: "/v1/packets/p/feedback", headers: { "content-type": "application/json" }, payload: "" },
+    status: 400,
+  },
+  { name: "no examples", request: json("POST", "/v1/tools/a.b/examples", { examples: [] }), status: 400, field: "examples", message: /fewer than 1 items/ },
+  { name: "examples missing", request: json("POST", "/v1/tools/a.b/examples", {}), status: 400, field: "examples" },
+  { name: "a blank example", request: json("POST", "/v1/tools/a.b/examples", { examples: ["ok", "  "] }), status: 400, field: "examples/1" },
+  { name: "an example that is not a string", request: json("POST", "/v1/tools/a.b/examples", { examples: [3] }), status: 400, field: "examples/0" },
+  {
+    name: "an example over 500 characters",
+    request: json("POST", "/v1/tools/a.b/examples", { examples: ["x".repeat(501)] }),
+    status: 400,
+    field: "examples/0",
+    message: /more than 500 characters/,
+  },
+  {
+    name: "more than 50 examples at once",
+    request: json("POST", "/v1/tools/a.b/examples", { examples: Array.from({ length: 51 }, (_, i) => `example ${i}`) }),
+    status: 400,
+    field: "examples",
+    message: /more than 50 items/,
+  },
   { name: "route without a message", request: json("POST", "/v1/route", { topK: 5 }), status: 400, field: "message" },
   { name: "a deny reason of the wrong type", request: json("POST", "/v1/packets/p/deny", { reason: 1 }), status: 400, field: "reason" },
   { name: "an unknown route", request: { method: "GET", url: "/v2/packets" }, status: 404 },
@@ -288,6 +381,8 @@ describe("gateway http - bad input", () => {
       if (bad.message) assert.match(body.message, bad.message);
       assert.deepEqual(deps.submitted, [], "nothing reaches the fleet");
       assert.deepEqual(deps.routed, []);
+      assert.deepEqual(deps.feedbacks, []);
+      assert.deepEqual(deps.added, []);
     });
   }
 });
@@ -358,7 +453,9 @@ describe("gateway http - OpenAPI", () => {
         "POST /v1/packets",
         "POST /v1/packets/{packetId}/approve",
         "POST /v1/packets/{packetId}/deny",
+        "POST /v1/packets/{packetId}/feedback",
         "POST /v1/route",
+        "POST /v1/tools/{name}/examples",
       ],
     );
 

@@ -127,6 +127,37 @@ describe("gateway grpc", () => {
     const all = await call("route", { message: "read a file" });
     assert.equal(all.candidates.length, CATALOG.length);
     assert.equal(deps.routed.at(-1)?.topK, 0);
+    assert.deepEqual(all.warnings, []);
+  });
+
+  it("gateway grpc - Route passes the router's warnings through when it fell back", async () => {
+    deps.routeWarnings = ["lexical search found no tool", "returned the whole catalog within the request's filter (3 tools, unscored)"];
+    try {
+      const { warnings, candidates } = await call("route", { message: "read a file" });
+      assert.deepEqual(warnings, deps.routeWarnings);
+      assert.equal(candidates.length, CATALOG.length);
+    } finally {
+      deps.routeWarnings = [];
+    }
+  });
+
+  it("gateway grpc - pools and domains reach the packet and the router", async () => {
+    const { packet } = await call("submitPacket", { message: "read a file", pools: ["filesystem"], domains: ["files"] });
+    assert.deepEqual([packet?.content?.pools, packet?.content?.domains], [["filesystem"], ["files"]]);
+    await call("route", { message: "read a file", pools: ["memory"], domains: ["memory"] });
+    assert.deepEqual([deps.routed.at(-1)?.pools, deps.routed.at(-1)?.domains], [["memory"], ["memory"]]);
+  });
+
+  it("gateway grpc - Feedback and AddExamples reach the deps and answer their messages", async () => {
+    const { packet } = await call("submitPacket", { message: "read notes/todo.md" });
+    const id = packet!.header!.packetId;
+    const feedback = await call("feedback", { packetId: id, correct: false, tool: "filesystem.write_file" });
+    assert.deepEqual([feedback.query, feedback.removedFrom, feedback.addedTo], ["read notes/todo.md", "filesystem.read_file", "filesystem.write_file"]);
+    assert.deepEqual(deps.feedbacks.at(-1), { packetId: id, correct: false, tool: "filesystem.write_file" });
+
+    const added = await call("addExamples", { tool: "filesystem.read_file", examples: ["show me my notes"] });
+    assert.deepEqual([added.tool, added.added, added.examples], ["filesystem.read_file", 1, ["show me my notes"]]);
+    await rejectsWith("addExamples", { tool: "no.such_tool", examples: ["x"] }, grpc.status.NOT_FOUND, /no tool named/);
   });
 
   it("gateway grpc - ListTools returns the catalog", async () => {
@@ -164,12 +195,21 @@ describe("gateway grpc", () => {
     { name: "top_k 51", run: () => rejectsWith("route", { message: "hi", topK: 51 }, grpc.status.INVALID_ARGUMENT, /^topK must be <= 50/) },
     { name: "an empty packet id", run: () => rejectsWith("getPacket", {}, grpc.status.INVALID_ARGUMENT, /^packetId /) },
     { name: "an empty tool name", run: () => rejectsWith("route", { message: "hi", tools: [""] }, grpc.status.INVALID_ARGUMENT, /^tools\/0 /) },
+    { name: "an empty domain", run: () => rejectsWith("route", { message: "hi", domains: [""] }, grpc.status.INVALID_ARGUMENT, /^domains\/0 /) },
+    { name: "feedback without correct", run: () => rejectsWith("feedback", { packetId: "p" }, grpc.status.INVALID_ARGUMENT, /^correct is required$/) },
+    { name: "feedback without a packet id", run: () => rejectsWith("feedback", { correct: true }, grpc.status.INVALID_ARGUMENT, /^packetId /) },
+    { name: "examples without a tool", run: () => rejectsWith("addExamples", { examples: ["x"] }, grpc.status.INVALID_ARGUMENT, /^tool /) },
+    { name: "no examples", run: () => rejectsWith("addExamples", { tool: "a.b" }, grpc.status.INVALID_ARGUMENT, /^examples /) },
   ];
   for (const bad of INVALID) {
     it(`gateway grpc - ${bad.name} is INVALID_ARGUMENT naming the field`, async () => {
-      const before = [deps.submitted.length, deps.routed.length];
+      const before = [deps.submitted.length, deps.routed.length, deps.feedbacks.length, deps.added.length];
       await bad.run();
-      assert.deepEqual([deps.submitted.length, deps.routed.length], before, "nothing reaches the fleet");
+      assert.deepEqual(
+        [deps.submitted.length, deps.routed.length, deps.feedbacks.length, deps.added.length],
+        before,
+        "nothing reaches the fleet",
+      );
     });
   }
 

@@ -1,5 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import {
+  AddExamplesResponseSchema,
+  FeedbackResponseSchema,
   finish,
   newPacket,
   Packet_State,
@@ -10,9 +12,9 @@ import {
   ToolDefinitionSchema,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
-import type { Packet, RoutingCandidate, ToolDefinition } from "@switchyard/packet";
+import type { Packet, ToolDefinition } from "@switchyard/packet";
 import { GatewayError } from "../src/deps.js";
-import type { GatewayDeps, RouteInput, SubmitInput } from "../src/deps.js";
+import type { FeedbackInput, GatewayDeps, RouteInput, RouteOutput, SubmitInput } from "../src/deps.js";
 
 /** A message that makes the in-memory fleet stop at AWAITING_APPROVAL, as a write tool would. */
 export const NEEDS_APPROVAL = "write the report to disk";
@@ -48,6 +50,8 @@ export class InMemoryGatewayDeps implements GatewayDeps {
   ready = true;
   /** When set, route() and listTools() throw it (to test error mapping). */
   failure: Error | undefined;
+  /** What route() answers as warnings, as a router that fell back would. */
+  routeWarnings: string[] = [];
 
   async submitPacket(input: SubmitInput) {
     this.submitted.push(input);
@@ -56,6 +60,8 @@ export class InMemoryGatewayDeps implements GatewayDeps {
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
       history: input.history,
       allowedTools: input.tools,
+      pools: input.pools,
+      domains: input.domains,
     });
     this.packets.set(packet.header!.packetId, packet);
     if (!input.wait) {
@@ -87,11 +93,11 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return finish(packet, Packet_State.COMPLETED, `denied by the user${reason ? `: ${reason}` : ""}`);
   }
 
-  async route(input: RouteInput): Promise<RoutingCandidate[]> {
+  async route(input: RouteInput): Promise<RouteOutput> {
     if (this.failure) throw this.failure;
     this.routed.push(input);
     const allowed = (tool: ToolDefinition) => input.tools.length === 0 || input.tools.includes(tool.name);
-    return CATALOG.filter(allowed)
+    const candidates = CATALOG.filter(allowed)
       .slice(0, input.topK || CATALOG.length)
       .map((tool, i) =>
         create(RoutingCandidateSchema, {
@@ -100,11 +106,37 @@ export class InMemoryGatewayDeps implements GatewayDeps {
           source: tool.core ? RoutingCandidate_Source.CORE : RoutingCandidate_Source.SEMANTIC,
         }),
       );
+    return { candidates, warnings: this.routeWarnings };
   }
 
   async listTools() {
     if (this.failure) throw this.failure;
     return CATALOG;
+  }
+
+  readonly feedbacks: FeedbackInput[] = [];
+  readonly added: { tool: string; examples: string[] }[] = [];
+
+  /** Like the router: an unknown packet or tool is not found; the packet's own tool loses its prompt. */
+  async feedback(input: FeedbackInput) {
+    this.feedbacks.push(input);
+    const packet = this.packets.get(input.packetId);
+    if (!packet) throw new GatewayError("not_found", `no packet with id ${input.packetId}`);
+    if (input.tool !== undefined && !CATALOG.some((t) => t.name === input.tool)) {
+      throw new GatewayError("not_found", `no tool named ${input.tool}`);
+    }
+    return create(FeedbackResponseSchema, {
+      packetId: input.packetId,
+      query: packet.content?.originalPrompt ?? "",
+      removedFrom: input.correct ? "" : "filesystem.read_file",
+      addedTo: input.correct ? "" : (input.tool ?? ""),
+    });
+  }
+
+  async addExamples(tool: string, examples: string[]) {
+    this.added.push({ tool, examples });
+    if (!CATALOG.some((t) => t.name === tool)) throw new GatewayError("not_found", `no tool named ${tool}`);
+    return create(AddExamplesResponseSchema, { tool, added: examples.length, examples });
   }
 
   isReady() {

@@ -10,10 +10,18 @@ export const configSchema = {
      * 2 puts the latest earlier user turn before a step like "turn it off".
      */
     INTENT_MAX_QUERY_TURNS: { type: "integer", minimum: 1, maximum: 10, default: 2 },
+    /**
+     * The domains detected in the conversation are recorded on the packet's
+     * intent; on, they also restrict routing (as if the request had asked for
+     * them) when the request asked for no domains itself.
+     */
+    INTENT_DOMAIN_FILTER: { type: "boolean", default: false },
   },
 } satisfies ConfigSchema;
 
 export interface Config {
   /** @default 2 */
   INTENT_MAX_QUERY_TURNS: number;
+  /** @default false */
+  INTENT_DOMAIN_FILTER: boolean;
 }

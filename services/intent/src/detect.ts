@@ -7,7 +7,7 @@
  * Paths and links count on their own. Small talk, opinion and how-to questions
  * are recognised so that the rule that decided is always named.
  */
-import { findPath, pathKindOf, viewsOf } from "./text.js";
+import { findPath, pathKindOf, stripSmalltalk, viewsOf } from "@switchyard/request-text";
 
 /** The verdict, and the rule that decided it ("verb:read+path", "smalltalk:thanks", "default:no-indicator"). */
 export interface ToolNeed {
@@ -259,31 +259,3 @@ const PHRASES: [string, RegExp][] = [
   // "what's the weather in Paris", "will it rain tomorrow"
   ["pattern:weather", /\bwhat(?:'s|\s+is)\s+the\s+weather\b|\bweather\s+(?:in|for|today|tomorrow|now|like)\b|\b(?:is|will)\s+it\s+(?:rain|snow)/],
 ];
-
-// Openers that carry no request. Longest alternatives first inside each group.
-const SMALLTALK: [string, RegExp][] = [
-  ["thanks", /^(?:thank\s+(?:you|u)(?:\s+(?:so|very)\s+much)?|thanks?(?:\s+a\s+lot)?|thx|tysm|ty|cheers|many\s+thanks|much\s+appreciated|appreciate\s+(?:it|that|you))\b/],
-  ["greeting", /^(?:good\s+(?:morning|afternoon|evening|day)|hello|hiya|hi|hey|howdy|greetings|yo|sup)\b/],
-  ["farewell", /^(?:good\s*night|goodbye|bye|see\s+(?:you|ya)(?:\s+later)?|cya|take\s+care|later)\b/],
-  ["chitchat", /^(?:how\s+are\s+you(?:\s+doing)?|how(?:'s|\s+is)\s+it\s+going|what(?:'s|\s+is)\s+up|whats\s+up|who\s+are\s+you|what(?:'s|\s+is)\s+your\s+name|nice\s+to\s+meet\s+you|how\s+have\s+you\s+been|tell\s+me\s+a\s+joke)\b/],
-  ["ack", /^(?:ok(?:ay)?|sure|got\s+it|cool|great|nice|perfect|awesome|alright|all\s+right|fine|yes|yeah|yep|yup|no|nope|nah|understood|makes\s+sense|sounds\s+good|i\s+see|fair\s+enough|lol|haha|wow|oh|hmm+|k)\b/],
-];
-
-/** Peels small-talk openers off the front; `kind` is the first one found, `rest` what follows. */
-function stripSmalltalk(masked: string): { kind: string | undefined; rest: string } {
-  let rest = masked.trim();
-  let kind: string | undefined;
-  for (let peeled = true; peeled; ) {
-    peeled = false;
-    for (const [name, pattern] of SMALLTALK) {
-      const m = pattern.exec(rest);
-      if (!m) continue;
-      kind ??= name;
-      // The opener plus the punctuation after it ("thanks, …", "hi! …").
-      rest = rest.slice(m[0].length).replace(/^[\s,.!?;:-]+/, "");
-      peeled = true;
-      break;
-    }
-  }
-  return { kind, rest };
-}

@@ -17,10 +17,11 @@ import {
   TurnSchema,
 } from "@switchyard/packet";
 import type { Packet, StageOutcome, ToolRoutingState, Turn } from "@switchyard/packet";
+import { buildQuery, isAnaphoric } from "@switchyard/request-text";
 import type { Config } from "./config.js";
 import { detectToolNeed } from "./detect.js";
+import { detectDomains } from "./domains.js";
 import type { ToolNeed } from "./detect.js";
-import { buildQuery, isAnaphoric } from "./query.js";
 import { splitSteps } from "./steps.js";
 import { mentionedTool } from "./tool-mentions.js";
 
@@ -76,6 +77,7 @@ function firstPass(packet: Packet, config: Config, catalog: IntentCatalog): Stag
   const prompt = content.originalPrompt;
   const need = decideToolNeed(prompt, content.history, catalog);
   intent.detectedBy = need.rule;
+  intent.domains = detectDomains(prompt, content.history);
 
   if (!need.needsTool) {
     intent.userIntent = "chat";
@@ -96,11 +98,13 @@ function firstPass(packet: Packet, config: Config, catalog: IntentCatalog): Stag
   routing.needsTool = true;
   routing.routingRequested = true;
   routing.executionStatus = Status.PENDING;
+  const restricted = restrictToDetectedDomains(packet, config);
+  const domains = intent.domains.length > 0 ? `; domains: ${intent.domains.join(", ")}` : "";
   addReflection(packet, {
     step: REFLECTION_STEP,
     summary:
       `tool needed (${need.rule}); ${plural(steps.length, "step")}: ${numbered(steps)}; ` +
-      `routing step 1 with query ${JSON.stringify(intent.query)}`,
+      `routing step 1 with query ${JSON.stringify(intent.query)}${domains}${restricted ? " (routing restricted to them)" : ""}`,
   });
   packet.state = Packet_State.ROUTING;
   return { next: "route" };
@@ -182,6 +186,18 @@ function queryFor(packet: Packet, config: Config): string {
     .slice(0, intent.stepIndex)
     .map((content) => create(TurnSchema, { role: Turn_Role.USER, content }));
   return buildQuery(step, [...contentOf(packet).history, ...earlierSteps], { maxTurns: config.INTENT_MAX_QUERY_TURNS });
+}
+
+/**
+ * With INTENT_DOMAIN_FILTER on, the detected domains become the packet's own
+ * (which the router filters on) when the request named none; true when they did.
+ */
+function restrictToDetectedDomains(packet: Packet, config: Config): boolean {
+  const detected = intentOf(packet).domains;
+  const content = contentOf(packet);
+  if (!config.INTENT_DOMAIN_FILTER || detected.length === 0 || content.domains.length > 0) return false;
+  content.domains = [...detected];
+  return true;
 }
 
 /**

@@ -4,7 +4,7 @@
  * that", "afterwards") and on numbered or bulleted lists. A plain "and" never
  * splits: "read a.md and b.md" is one action on two files.
  */
-import { pathKindOf, viewsOf } from "./text.js";
+import { pathKindOf, viewsOf } from "@switchyard/request-text";
 
 type Span = [start: number, end: number];
 

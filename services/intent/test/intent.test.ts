@@ -16,7 +16,7 @@ import type { Packet } from "@switchyard/packet";
 import type { Config } from "../src/config.js";
 import { intentStage } from "../src/intent.js";
 
-const config: Config = { INTENT_MAX_QUERY_TURNS: 2 };
+const config: Config = { INTENT_MAX_QUERY_TURNS: 2, INTENT_DOMAIN_FILTER: false };
 
 /** What route → select → review → execute would leave behind for one step, then the executor's reinjection. */
 function runStep(packet: Packet, status: Status, options: { dryRun?: boolean; error?: string } = {}): void {

@@ -46,7 +46,7 @@ describe("intent - tool mentions", () => {
       message: "get the sum of 2 and 3",
       history: [create(TurnSchema, { role: Turn_Role.USER, content: "hello" })],
     });
-    assert.deepEqual(intentStage(packet, { INTENT_MAX_QUERY_TURNS: 2 }, { toolNames: () => CATALOG }), { next: "route" });
+    assert.deepEqual(intentStage(packet, { INTENT_MAX_QUERY_TURNS: 2, INTENT_DOMAIN_FILTER: false }, { toolNames: () => CATALOG }), { next: "route" });
     assert.equal(packet.intent?.detectedBy, "tool:everything.get-sum");
   });
 });

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/router.proto.
  */
 export const file_switchyard_v1_router: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSKrAQoTU3VibWl0UGFja2V0UmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSJAoHaGlzdG9yeRgDIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b29scxgEIAMoCRIRCgR3YWl0GAUgASgISACIAQESDQoFcG9vbHMYBiADKAkSDwoHZG9tYWlucxgHIAMoCUIHCgVfd2FpdCJiChRTdWJtaXRQYWNrZXRSZXNwb25zZRIRCglwYWNrZXRfaWQYASABKAkSEAoIZmluaXNoZWQYAiABKAgSJQoGcGFja2V0GAMgASgLMhUuc3dpdGNoeWFyZC52MS5QYWNrZXQiJQoQR2V0UGFja2V0UmVxdWVzdBIRCglwYWNrZXRfaWQYASABKAkiKQoUQXBwcm92ZVBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJIjYKEURlbnlQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiEgoQTGlzdFRvb2xzUmVxdWVzdCJBChFMaXN0VG9vbHNSZXNwb25zZRIsCgV0b29scxgBIAMoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24yzgMKBlJvdXRlchJCCgVSb3V0ZRIbLnN3aXRjaHlhcmQudjEuUm91dGVSZXF1ZXN0Ghwuc3dpdGNoeWFyZC52MS5Sb3V0ZVJlc3BvbnNlElcKDFN1Ym1pdFBhY2tldBIiLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVxdWVzdBojLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVzcG9uc2USQwoJR2V0UGFja2V0Eh8uc3dpdGNoeWFyZC52MS5HZXRQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSSwoNQXBwcm92ZVBhY2tldBIjLnN3aXRjaHlhcmQudjEuQXBwcm92ZVBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJFCgpEZW55UGFja2V0EiAuc3dpdGNoeWFyZC52MS5EZW55UGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0Ek4KCUxpc3RUb29scxIfLnN3aXRjaHlhcmQudjEuTGlzdFRvb2xzUmVxdWVzdBogLnN3aXRjaHlhcmQudjEuTGlzdFRvb2xzUmVzcG9uc2ViBnByb3RvMw", [file_switchyard_v1_packet]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSKrAQoTU3VibWl0UGFja2V0UmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSJAoHaGlzdG9yeRgDIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b29scxgEIAMoCRIRCgR3YWl0GAUgASgISACIAQESDQoFcG9vbHMYBiADKAkSDwoHZG9tYWlucxgHIAMoCUIHCgVfd2FpdCJiChRTdWJtaXRQYWNrZXRSZXNwb25zZRIRCglwYWNrZXRfaWQYASABKAkSEAoIZmluaXNoZWQYAiABKAgSJQoGcGFja2V0GAMgASgLMhUuc3dpdGNoeWFyZC52MS5QYWNrZXQiJQoQR2V0UGFja2V0UmVxdWVzdBIRCglwYWNrZXRfaWQYASABKAkiKQoUQXBwcm92ZVBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJIjYKEURlbnlQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiEgoQTGlzdFRvb2xzUmVxdWVzdCJBChFMaXN0VG9vbHNSZXNwb25zZRIsCgV0b29scxgBIAMoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24iVAoPRmVlZGJhY2tSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIUCgdjb3JyZWN0GAIgASgISACIAQESDAoEdG9vbBgDIAEoCUIKCghfY29ycmVjdCJcChBGZWVkYmFja1Jlc3BvbnNlEhEKCXBhY2tldF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRIUCgxyZW1vdmVkX2Zyb20YAyABKAkSEAoIYWRkZWRfdG8YBCABKAkiNAoSQWRkRXhhbXBsZXNSZXF1ZXN0EgwKBHRvb2wYASABKAkSEAoIZXhhbXBsZXMYAiADKAkiRAoTQWRkRXhhbXBsZXNSZXNwb25zZRIMCgR0b29sGAEgASgJEg0KBWFkZGVkGAIgASgNEhAKCGV4YW1wbGVzGAMgAygJMvEECgZSb3V0ZXISQgoFUm91dGUSGy5zd2l0Y2h5YXJkLnYxLlJvdXRlUmVxdWVzdBocLnN3aXRjaHlhcmQudjEuUm91dGVSZXNwb25zZRJXCgxTdWJtaXRQYWNrZXQSIi5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlc3BvbnNlEkMKCUdldFBhY2tldBIfLnN3aXRjaHlhcmQudjEuR2V0UGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0EksKDUFwcHJvdmVQYWNrZXQSIy5zd2l0Y2h5YXJkLnYxLkFwcHJvdmVQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSRQoKRGVueVBhY2tldBIgLnN3aXRjaHlhcmQudjEuRGVueVBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJOCglMaXN0VG9vbHMSHy5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1JlcXVlc3QaIC5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1Jlc3BvbnNlEksKCEZlZWRiYWNrEh4uc3dpdGNoeWFyZC52MS5GZWVkYmFja1JlcXVlc3QaHy5zd2l0Y2h5YXJkLnYxLkZlZWRiYWNrUmVzcG9uc2USVAoLQWRkRXhhbXBsZXMSIS5zd2l0Y2h5YXJkLnYxLkFkZEV4YW1wbGVzUmVxdWVzdBoiLnN3aXRjaHlhcmQudjEuQWRkRXhhbXBsZXNSZXNwb25zZWIGcHJvdG8z", [file_switchyard_v1_packet]);
 
 /**
  * @generated from message switchyard.v1.RouteRequest
@@ -254,6 +254,133 @@ export const ListToolsResponseSchema: GenMessage<ListToolsResponse> = /*@__PURE_
   messageDesc(file_switchyard_v1_router, 8);
 
 /**
+ * @generated from message switchyard.v1.FeedbackRequest
+ */
+export type FeedbackRequest = Message<"switchyard.v1.FeedbackRequest"> & {
+  /**
+   * @generated from field: string packet_id = 1;
+   */
+  packetId: string;
+
+  /**
+   * Whether the packet's tool was the right one for its request. Required.
+   *
+   * @generated from field: optional bool correct = 2;
+   */
+  correct?: boolean | undefined;
+
+  /**
+   * The tool that should have been chosen; only with correct=false.
+   *
+   * @generated from field: string tool = 3;
+   */
+  tool: string;
+};
+
+/**
+ * Describes the message switchyard.v1.FeedbackRequest.
+ * Use `create(FeedbackRequestSchema)` to create a new message.
+ */
+export const FeedbackRequestSchema: GenMessage<FeedbackRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 9);
+
+/**
+ * @generated from message switchyard.v1.FeedbackResponse
+ */
+export type FeedbackResponse = Message<"switchyard.v1.FeedbackResponse"> & {
+  /**
+   * @generated from field: string packet_id = 1;
+   */
+  packetId: string;
+
+  /**
+   * The query the feedback is about: what the router searched with for the packet's last step.
+   *
+   * @generated from field: string query = 2;
+   */
+  query: string;
+
+  /**
+   * The tool the query was taken from (the packet's selected tool); empty when correct=true.
+   *
+   * @generated from field: string removed_from = 3;
+   */
+  removedFrom: string;
+
+  /**
+   * The tool the query became an example of; empty when no `tool` was given.
+   *
+   * @generated from field: string added_to = 4;
+   */
+  addedTo: string;
+};
+
+/**
+ * Describes the message switchyard.v1.FeedbackResponse.
+ * Use `create(FeedbackResponseSchema)` to create a new message.
+ */
+export const FeedbackResponseSchema: GenMessage<FeedbackResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 10);
+
+/**
+ * @generated from message switchyard.v1.AddExamplesRequest
+ */
+export type AddExamplesRequest = Message<"switchyard.v1.AddExamplesRequest"> & {
+  /**
+   * Catalog name of the tool.
+   *
+   * @generated from field: string tool = 1;
+   */
+  tool: string;
+
+  /**
+   * Example requests, e.g. "what's on my desktop?".
+   *
+   * @generated from field: repeated string examples = 2;
+   */
+  examples: string[];
+};
+
+/**
+ * Describes the message switchyard.v1.AddExamplesRequest.
+ * Use `create(AddExamplesRequestSchema)` to create a new message.
+ */
+export const AddExamplesRequestSchema: GenMessage<AddExamplesRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 11);
+
+/**
+ * @generated from message switchyard.v1.AddExamplesResponse
+ */
+export type AddExamplesResponse = Message<"switchyard.v1.AddExamplesResponse"> & {
+  /**
+   * @generated from field: string tool = 1;
+   */
+  tool: string;
+
+  /**
+   * How many of the given examples were new to the tool.
+   *
+   * @generated from field: uint32 added = 2;
+   */
+  added: number;
+
+  /**
+   * The tool's stored examples after the change (hand-added and learned), oldest first;
+   * the tool's own examples from its catalog entry are not among them.
+   *
+   * @generated from field: repeated string examples = 3;
+   */
+  examples: string[];
+};
+
+/**
+ * Describes the message switchyard.v1.AddExamplesResponse.
+ * Use `create(AddExamplesResponseSchema)` to create a new message.
+ */
+export const AddExamplesResponseSchema: GenMessage<AddExamplesResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 12);
+
+/**
  * @generated from service switchyard.v1.Router
  */
 export const Router: GenService<{
@@ -308,6 +435,28 @@ export const Router: GenService<{
     methodKind: "unary";
     input: typeof ListToolsRequestSchema;
     output: typeof ListToolsResponseSchema;
+  },
+  /**
+   * Says whether a finished packet's tool was the right one. correct=false: the
+   * packet's query stops being an example of that tool (and is never learned for
+   * it again) and, when `tool` is given, becomes an example of that tool.
+   *
+   * @generated from rpc switchyard.v1.Router.Feedback
+   */
+  feedback: {
+    methodKind: "unary";
+    input: typeof FeedbackRequestSchema;
+    output: typeof FeedbackResponseSchema;
+  },
+  /**
+   * Adds example requests to a tool by hand; the router indexes them with the tool.
+   *
+   * @generated from rpc switchyard.v1.Router.AddExamples
+   */
+  addExamples: {
+    methodKind: "unary";
+    input: typeof AddExamplesRequestSchema;
+    output: typeof AddExamplesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchyard_v1_router, 0);

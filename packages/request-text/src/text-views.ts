@@ -1,11 +1,12 @@
 /**
- * Text helpers shared by detection and step splitting. Every transform keeps
- * the string's length, so an offset found in one view (masked, lower-cased)
- * slices the same span out of the original text. Quotes and path-like tokens
- * are read by @switchyard/request-text, as in every stage; what is the intent's
- * own is said where it differs.
+ * Views of a request for rules that read it as chat: tool-need detection, step
+ * splitting, the router's query. Every transform keeps the string's length, so
+ * an offset found in one view (masked, lower-cased) slices the same span out of
+ * the original text.
  */
-import { findQuotes, hasKnownExtension, maskQuotes, straightenQuotes, tokenKind, trimToken } from "@switchyard/request-text";
+import { findQuotes, maskQuotes, straightenQuotes } from "./quotes.js";
+import { hasKnownExtension, tokenKind, trimToken } from "./tokens.js";
+import type { TokenKind } from "./tokens.js";
 
 /** Lower-cases code point by code point, leaving any character whose lower case has another length ("İ"). */
 export function lowerSameLength(text: string): string {
@@ -35,14 +36,12 @@ const ROOT_PATH = /^\/[\w.@+-]+$/;
 // A slash or backslash: the token is a path by its shape, not by a file name.
 const SLASH = /[/\\]/;
 
-export type PathKind = "path" | "url";
-
 /**
- * What kind of location a token names, if any. `loose` also accepts "/tmp". Stricter than the
- * selector, which already knows a tool is wanted: in chat, dotted names are often not files
- * ("ASP.NET", "example.com"), so a bare name counts only with a known file extension.
+ * What kind of location a token names, if any. `loose` also accepts "/tmp". Stricter than
+ * `tokenKind`, which the selector uses once a tool is wanted: in chat, dotted names are often
+ * not files ("ASP.NET", "example.com"), so a bare name counts only with a known file extension.
  */
-export function pathKindOf(rawToken: string, loose = false): PathKind | undefined {
+export function pathKindOf(rawToken: string, loose = false): TokenKind | undefined {
   const token = trimToken(rawToken).value;
   const kind = tokenKind(token);
   if (kind !== "path" || hasKnownExtension(token)) return kind;
@@ -52,7 +51,7 @@ export function pathKindOf(rawToken: string, loose = false): PathKind | undefine
 }
 
 /** The first path or link in the text, as written. */
-export function findPath(text: string, loose = false): { kind: PathKind; token: string } | undefined {
+export function findPath(text: string, loose = false): { kind: TokenKind; token: string } | undefined {
   for (const raw of text.split(/\s+/)) {
     const kind = pathKindOf(raw, loose);
     if (kind) return { kind, token: trimToken(raw).value };

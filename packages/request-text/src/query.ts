@@ -4,12 +4,13 @@
  * the latest earlier user turn(s) in front of it (seed 001, "Handling
  * Multi-turn Context"). The step is written twice and each earlier turn once,
  * so that the step weighs more in a lexical or dense embedding than the
- * context does.
+ * context does. The intent stage builds the pipeline's query with it, the
+ * router a route-only request's, so the same conversation searches the same.
  */
 import { Turn_Role } from "@switchyard/packet";
 import type { Turn } from "@switchyard/packet";
-import { detectToolNeed } from "./detect.js";
-import { findPath, viewsOf, wordCount } from "./text.js";
+import { isSmalltalk } from "./smalltalk.js";
+import { findPath, viewsOf, wordCount } from "./text-views.js";
 
 export interface QueryOptions {
   /**
@@ -60,7 +61,7 @@ function earlierUserTurns(history: readonly Turn[], step: string, limit: number)
     const content = turn.content.trim();
     if (turn.role !== Turn_Role.USER || content === "" || content === step) continue;
     // "thanks" between the request and "turn it off" says nothing about what "it" is.
-    if (detectToolNeed(content).rule.startsWith("smalltalk:")) continue;
+    if (isSmalltalk(content)) continue;
     picked.unshift(content);
   }
   return picked;

@@ -4,6 +4,7 @@ import { create } from "@bufbuild/protobuf";
 import { Turn_Role, TurnSchema } from "@switchyard/packet";
 import type { Turn } from "@switchyard/packet";
 import { buildQuery, isAnaphoric } from "../src/query.js";
+import { isSmalltalk } from "../src/smalltalk.js";
 
 const user = (content: string): Turn => create(TurnSchema, { role: Turn_Role.USER, content });
 const assistant = (content: string): Turn => create(TurnSchema, { role: Turn_Role.ASSISTANT, content });
@@ -47,6 +48,29 @@ describe("query", () => {
   it("query - a history that repeats the current prompt does not count it as context", () => {
     assert.equal(buildQuery("turn it off", [user("turn on the fan"), user("turn it off")]), "turn on the fan\nturn it off\nturn it off");
   });
+
+  it("query - a thank-you with words after it is still small talk, and is skipped", () => {
+    const history = [user("turn on the fan"), assistant("Done."), user("thanks, that was quick!")];
+    assert.equal(buildQuery("turn it off", history), "turn on the fan\nturn it off\nturn it off");
+  });
+
+  const SMALLTALK: [string, boolean][] = [
+    ["thanks!", true],
+    ["thanks, that was helpful!", true],
+    ["ok", true],
+    ["hi there", true],
+    ["thank you so much, great work", true],
+    ["thanks! now delete notes/old.md", false],
+    ["ok, read it again", false],
+    ["hey, notes/todo.md please", false],
+    ["read notes/a.md", false],
+    ["that was helpful", false],
+  ];
+  for (const [turn, expected] of SMALLTALK) {
+    it(`query - isSmalltalk(${JSON.stringify(turn)}) is ${expected}`, () => {
+      assert.equal(isSmalltalk(turn), expected);
+    });
+  }
 
   const ANAPHORIC: [string, boolean][] = [
     ["turn it off", true],

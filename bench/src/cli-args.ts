@@ -1,0 +1,87 @@
+import { parseArgs } from "node:util";
+import { DEFAULT_MIN_SCORE } from "@switchyard/retrieval";
+import { DEFAULT_SEED } from "./evaluate.js";
+
+/** The datasets `pnpm eval` runs when none is named, those present in the bench folder. */
+export const DEFAULT_DATASETS = ["metatool", "bfcl", "apibank"] as const;
+
+/** The catalog size at which route latency is measured unless told otherwise (the issue's target). */
+export const DEFAULT_LATENCY_TOOLS = 2000;
+
+export interface EvalArgs {
+  /** Named datasets (empty: the defaults found in the bench folder, unless files are given). */
+  datasets: string[];
+  /** A tools file and a queries file in the benchmark format. */
+  files?: { tools: string; queries: string };
+  json: boolean;
+  candidates: boolean;
+  learnFraction: number;
+  seed: number;
+  minScore: number;
+  /** undefined: the default folder, bench/results. */
+  out?: string;
+  /** 0: not measured. */
+  latencyTools: number;
+  help: boolean;
+}
+
+export const USAGE = `Usage: pnpm eval [--dataset <name>]... | --tools <file> --queries <file>
+  --dataset <name>        a benchmark in the bench folder (repeatable, or a comma list);
+                          default: ${DEFAULT_DATASETS.join(", ")} where present
+  --tools, --queries      a tools file and a queries file in the benchmark format
+  --json                  print one JSON object per dataset on stdout
+  --candidates            search each case within its own candidates where it has them (BFCL)
+  --learn-fraction <f>    learn a seeded fraction f of the cases with an expected tool as examples; score the rest
+  --seed <n>              seed of that split (default ${DEFAULT_SEED})
+  --min-score <x>         the no-tool decision's minimum relevance (default ${DEFAULT_MIN_SCORE})
+  --latency-tools <n>     also time the search on the largest catalog padded to n tools (default ${DEFAULT_LATENCY_TOOLS}; 0: off)
+  --out <dir>             where <dataset>.json, report.md and the chart go (default bench/results)`;
+
+/** Parses the command line; throws an Error naming the bad option. */
+export function parseEvalArgs(argv: readonly string[]): EvalArgs {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      dataset: { type: "string", multiple: true },
+      tools: { type: "string" },
+      queries: { type: "string" },
+      json: { type: "boolean", default: false },
+      candidates: { type: "boolean", default: false },
+      "learn-fraction": { type: "string" },
+      seed: { type: "string" },
+      "min-score": { type: "string" },
+      "latency-tools": { type: "string" },
+      out: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if ((values.tools === undefined) !== (values.queries === undefined)) {
+    throw new Error("--tools and --queries go together");
+  }
+  const datasets = (values.dataset ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter((d) => d.length > 0);
+  const learnFraction = number(values["learn-fraction"], "--learn-fraction", 0);
+  if (!(learnFraction >= 0 && learnFraction < 1)) throw new Error(`--learn-fraction must be in [0, 1), got ${learnFraction}`);
+  const latencyTools = number(values["latency-tools"], "--latency-tools", DEFAULT_LATENCY_TOOLS);
+  if (!Number.isInteger(latencyTools) || latencyTools < 0) throw new Error(`--latency-tools must be a whole number, got ${latencyTools}`);
+  return {
+    datasets,
+    files: values.tools !== undefined && values.queries !== undefined ? { tools: values.tools, queries: values.queries } : undefined,
+    json: values.json,
+    candidates: values.candidates,
+    learnFraction,
+    seed: number(values.seed, "--seed", DEFAULT_SEED),
+    minScore: number(values["min-score"], "--min-score", DEFAULT_MIN_SCORE),
+    out: values.out,
+    latencyTools,
+    help: values.help,
+  };
+}
+
+function number(value: string | undefined, option: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new Error(`${option} must be a number, got "${value}"`);
+  return n;
+}

@@ -1,0 +1,120 @@
+import type { EvalResult } from "./evaluate.js";
+import { RECALL_KS } from "./evaluate.js";
+
+/** What the report says about how it was made. */
+export interface ReportContext {
+  /** The command line, as a user would type it. */
+  command: string;
+  /** The embedder's id (model and settings). */
+  embedder: string;
+  /** Route latency on a catalog padded to a given size, when measured. */
+  scale?: { dataset: string; tools: number; p50: number; p99: number };
+  /** The chart's file name, beside the report. */
+  chart: string;
+}
+
+const fmt = (x: number | null, digits = 3): string => (x === null ? "n/a" : x.toFixed(digits));
+
+/** The Markdown table of the results, one row per dataset (also used in the root README). */
+export function resultsTable(results: readonly EvalResult[]): string {
+  const head = ["dataset", "n", ...RECALL_KS.map((k) => `R@${k}`), "MRR", "nDCG@10", "no-tool P", "no-tool R", "p50 ms", "p99 ms"];
+  const rows = results.map((r) => [
+    r.dataset,
+    String(r.n),
+    ...RECALL_KS.map((k) => fmt(r.recall[String(k)] ?? 0)),
+    fmt(r.mrr),
+    fmt(r.ndcg10),
+    fmt(r.noTool.precision),
+    fmt(r.noTool.recall),
+    fmt(r.latencyMs.p50, 2),
+    fmt(r.latencyMs.p99, 2),
+  ]);
+  const line = (cells: readonly string[]): string => `| ${cells.join(" | ")} |`;
+  return [line(head), line(head.map((_, i) => (i === 0 ? "---" : "---:"))), ...rows.map(line)].join("\n");
+}
+
+/** The whole Markdown report: settings, table, chart, and what each metric means. */
+export function markdownReport(results: readonly EvalResult[], ctx: ReportContext): string {
+  const scale = ctx.scale
+    ? `\nRoute latency with the ${ctx.scale.dataset} catalog padded to ${ctx.scale.tools} tools: ` +
+      `p50 ${fmt(ctx.scale.p50, 2)} ms, p99 ${fmt(ctx.scale.p99, 2)} ms.\n`
+    : "";
+  return `# Routing quality
+
+\`${ctx.command}\`
+
+Embedder: \`${ctx.embedder}\`
+
+${resultsTable(results)}
+${scale}
+![recall@k per dataset](${ctx.chart})
+
+## Metrics
+
+- **R@k** (recall@k): over the cases with a non-empty \`expected\`, the mean of |expected ∩ top-k| / |expected|.
+- **MRR**: mean reciprocal rank of the first expected tool in the top 10 (0 when none is there), same cases.
+- **nDCG@10**: binary relevance (an expected tool is 1, any other 0), DCG over the ideal DCG, same cases.
+- **no-tool P / R**: over all scored cases, precision and recall of the router's "no tool" answer
+  (retrieval's \`isNoTool\`) against \`expected: []\`. Where a case lists \`candidates\` (BFCL), the answer is
+  taken within them, where the labels hold. n/a: no case answered or expected "no tool".
+- **p50 / p99 ms**: wall time of the router's search per case, in process, embedding of the query included.
+- **n**: scored cases; with \`--learn-fraction\` the learned ones are left out.
+`;
+}
+
+const COLORS = ["#c6dbef", "#6baed6", "#2171b5", "#08306b"];
+
+/** A grouped bar chart of recall@k, one group per dataset, one bar per k; plain SVG, no fonts or scripts loaded. */
+export function recallChart(results: readonly EvalResult[]): string {
+  const bar = 22;
+  const gap = 4;
+  const groupWidth = RECALL_KS.length * (bar + gap) + 28;
+  const left = 44;
+  const top = 34;
+  const plotHeight = 200;
+  const width = left + Math.max(1, results.length) * groupWidth + 16;
+  const height = top + plotHeight + 40;
+  const y = (v: number): number => top + plotHeight * (1 - v);
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+  ];
+  for (let t = 0; t <= 5; t++) {
+    const v = t / 5;
+    out.push(
+      `<line x1="${left}" x2="${width - 8}" y1="${y(v)}" y2="${y(v)}" stroke="#e0e0e0"/>`,
+      `<text x="${left - 6}" y="${y(v) + 4}" text-anchor="end" fill="#555">${v.toFixed(1)}</text>`,
+    );
+  }
+  RECALL_KS.forEach((k, i) => {
+    const x = left + i * 70;
+    out.push(
+      `<rect x="${x}" y="10" width="12" height="12" fill="${COLORS[i]}"/>`,
+      `<text x="${x + 16}" y="20" fill="#333">recall@${k}</text>`,
+    );
+  });
+  results.forEach((r, g) => {
+    const x0 = left + g * groupWidth + 14;
+    RECALL_KS.forEach((k, i) => {
+      const v = Math.max(0, Math.min(1, r.recall[String(k)] ?? 0));
+      const x = x0 + i * (bar + gap);
+      out.push(
+        `<rect x="${x}" y="${y(v)}" width="${bar}" height="${plotHeight * v}" fill="${COLORS[i]}"><title>${escapeXml(r.dataset)} recall@${k} ${v.toFixed(3)}</title></rect>`,
+        `<text x="${x + bar / 2}" y="${y(v) - 3}" text-anchor="middle" font-size="9" fill="#333">${barLabel(v)}</text>`,
+      );
+    });
+    const center = x0 + (RECALL_KS.length * (bar + gap) - gap) / 2;
+    out.push(`<text x="${center}" y="${top + plotHeight + 18}" text-anchor="middle" fill="#222">${escapeXml(r.dataset)}</text>`);
+  });
+  out.push(`<line x1="${left}" x2="${width - 8}" y1="${y(0)}" y2="${y(0)}" stroke="#888"/>`, "</svg>");
+  return out.join("\n") + "\n";
+}
+
+/** ".62" for 0.62: the chart has room for three characters per bar. */
+function barLabel(v: number): string {
+  return v >= 0.995 ? "1" : v.toFixed(2).slice(1);
+}
+
+function escapeXml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}

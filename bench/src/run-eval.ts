@@ -1,0 +1,97 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { benchDir, readBench, readBenchFiles } from "@switchyard/bench-data";
+import type { BenchDataset } from "@switchyard/bench-data";
+import { LocalEmbedder } from "@switchyard/retrieval";
+import { DEFAULT_DATASETS, parseEvalArgs, USAGE } from "./cli-args.js";
+import type { EvalArgs } from "./cli-args.js";
+import { evaluate } from "./evaluate.js";
+import type { EvalResult } from "./evaluate.js";
+import { Progress } from "./progress.js";
+import type { ProgressStream } from "./progress.js";
+import { markdownReport, recallChart, resultsTable } from "./report.js";
+import { scaleLatency } from "./scale-latency.js";
+import type { ScaleLatency } from "./scale-latency.js";
+
+export interface EvalIo {
+  stdout: Pick<NodeJS.WritableStream, "write">;
+  stderr: ProgressStream;
+}
+
+/** bench/results beside this package's dist/ (or src/ under tsx). */
+const DEFAULT_OUT = fileURLToPath(new URL("../results/", import.meta.url));
+const CHART = "recall-at-k.svg";
+
+/** The whole `pnpm eval` run; returns the exit code (2 for a bad command line, 1 for a failed run). */
+export async function runEval(argv: readonly string[], io: EvalIo): Promise<number> {
+  let args: EvalArgs;
+  try {
+    args = parseEvalArgs(argv);
+  } catch (err) {
+    io.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+
+  let datasets: BenchDataset[];
+  try {
+    datasets = loadDatasets(args);
+  } catch (err) {
+    io.stderr.write(`${(err as Error).message}\n`);
+    return 1;
+  }
+
+  const embedder = new LocalEmbedder();
+  const results: EvalResult[] = [];
+  for (const dataset of datasets) {
+    const progress = new Progress(io.stderr, dataset.name);
+    const started = performance.now();
+    const result = await evaluate(dataset, {
+      embedder,
+      candidates: args.candidates,
+      learnFraction: args.learnFraction,
+      seed: args.seed,
+      noTool: { minScore: args.minScore },
+      onProgress: (done, total) => progress.update(done, total),
+    });
+    progress.done(`${result.n} cases, recall@5 ${result.recall["5"]!.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    results.push(result);
+    if (args.json) io.stdout.write(`${JSON.stringify(result)}\n`);
+  }
+
+  let scale: ScaleLatency | undefined;
+  const largest = [...datasets].sort((a, b) => b.tools.length - a.tools.length)[0];
+  if (args.latencyTools > 0 && largest) {
+    scale = await scaleLatency(largest, args.latencyTools, { embedder });
+    io.stderr.write(`latency at ${scale.tools} tools (${scale.dataset} padded): p50 ${scale.p50} ms, p99 ${scale.p99} ms\n`);
+  }
+
+  const out = args.out !== undefined ? resolve(args.out) : DEFAULT_OUT;
+  mkdirSync(out, { recursive: true });
+  for (const r of results) writeFileSync(join(out, `${r.dataset}.json`), `${JSON.stringify(r, null, 2)}\n`);
+  const command = ["pnpm eval", ...argv].join(" ");
+  writeFileSync(join(out, CHART), recallChart(results));
+  writeFileSync(join(out, "report.md"), markdownReport(results, { command, embedder: embedder.id, scale, chart: CHART }));
+  if (!args.json) io.stdout.write(`${resultsTable(results)}\n`);
+  io.stderr.write(`report: ${join(out, "report.md")}\n`);
+  return 0;
+}
+
+function loadDatasets(args: EvalArgs): BenchDataset[] {
+  const out: BenchDataset[] = [];
+  if (args.files) {
+    const name = basename(args.files.tools).replace(/\.tools\.jsonl$|\.jsonl$/, ""); // "x.tools.jsonl" → "x"
+    out.push(readBenchFiles(name, args.files.tools, args.files.queries));
+  }
+  const dir = benchDir();
+  for (const name of args.datasets) out.push(readBench(name, dir));
+  if (out.length === 0) {
+    for (const name of DEFAULT_DATASETS) if (existsSync(join(dir, `${name}.tools.jsonl`))) out.push(readBench(name, dir));
+    if (out.length === 0) throw new Error(`no benchmark found in ${dir} (looked for ${DEFAULT_DATASETS.join(", ")})`);
+  }
+  return out;
+}

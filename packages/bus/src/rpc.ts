@@ -1,0 +1,43 @@
+import { headers } from "@nats-io/nats-core";
+import type { Msg, NatsConnection } from "@nats-io/nats-core";
+
+/**
+ * Request/reply between services (route-only, feedback, examples) with the
+ * NATS micro-service error convention: a failed request is answered with an
+ * empty body and these two headers.
+ */
+export const SERVICE_ERROR_HEADER = "Nats-Service-Error";
+export const SERVICE_ERROR_CODE_HEADER = "Nats-Service-Error-Code";
+
+/** A request the serving side refused or failed: `code` is HTTP-like (400, 404, 409, 500), 503 when nobody answered. */
+export class RpcError extends Error {
+  override readonly name = "RpcError";
+
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Answers a request with an error in the micro-service headers. */
+export function respondError(msg: Msg, code: number, description: string): void {
+  const h = headers();
+  h.set(SERVICE_ERROR_HEADER, description);
+  h.set(SERVICE_ERROR_CODE_HEADER, String(code));
+  msg.respond(new Uint8Array(), { headers: h });
+}
+
+/** Sends a request and returns the reply's body; throws an RpcError when nobody answers or the service reports an error. */
+export async function requestReply(nc: NatsConnection, subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+  let reply: Msg;
+  try {
+    reply = await nc.request(subject, data, { timeout: timeoutMs });
+  } catch (error) {
+    throw new RpcError(503, `no answer on ${subject}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const description = reply.headers?.get(SERVICE_ERROR_HEADER);
+  if (description) throw new RpcError(Number(reply.headers?.get(SERVICE_ERROR_CODE_HEADER)) || 500, description);
+  return reply.data;
+}

@@ -1,0 +1,146 @@
+import { create } from "@bufbuild/protobuf";
+import { ToolDefinitionSchema } from "@switchyard/packet";
+import type { ToolDefinition } from "@switchyard/packet";
+
+/**
+ * A tool's stored example requests: those learned from use (a finished
+ * packet's query whose tool ran) and those added by hand or by feedback. They
+ * live in the examples bucket, one JSON value per tool, and the router indexes
+ * them with the tool as if its catalog entry listed them.
+ */
+export interface ToolExamples {
+  /** Catalog name of the tool. */
+  tool: string;
+  /** Oldest first. */
+  examples: StoredExample[];
+  /** Normalised queries that feedback said were wrong for this tool; they are never learned for it again. */
+  rejected: string[];
+}
+
+export interface StoredExample {
+  text: string;
+  /** "learned": from use, evicted oldest first beyond the cap; "added": by hand or by feedback, kept. */
+  source: "learned" | "added";
+  /** When it was learned or added (ISO 8601). */
+  at: string;
+}
+
+/** Longest example kept; a longer query is a document, not a request, and is not learned. */
+export const EXAMPLE_MAX_CHARS = 500;
+/** Hand-added examples kept per tool; beyond it the oldest go. */
+export const MAX_ADDED_EXAMPLES_PER_TOOL = 100;
+/** Rejected queries remembered per tool; beyond it the oldest are forgotten. */
+export const MAX_REJECTED_PER_TOOL = 100;
+
+// Any run of whitespace, newlines included: "read  the\nfile" is stored as "read the file".
+const WHITESPACE = /\s+/g;
+
+/** An example as stored: whitespace collapsed, trimmed. */
+export function tidyExample(text: string): string {
+  return text.replace(WHITESPACE, " ").trim();
+}
+
+/** What two examples must share to be the same: the tidy text, lower-cased. */
+export function exampleKey(text: string): string {
+  return tidyExample(text).toLowerCase();
+}
+
+export function emptyExamples(tool: string): ToolExamples {
+  return { tool, examples: [], rejected: [] };
+}
+
+/**
+ * Learns a query as an example of the tool. Undefined when nothing changes: the
+ * query is empty, too long, rejected for this tool, already added by hand, or
+ * `max` is 0. A query learned before moves to the end (it is the most recent),
+ * and beyond `max` learned examples the oldest learned one goes.
+ */
+export function learnExample(current: ToolExamples, query: string, max: number, at = new Date()): ToolExamples | undefined {
+  const text = tidyExample(query);
+  const key = exampleKey(text);
+  if (max <= 0 || text === "" || text.length > EXAMPLE_MAX_CHARS || current.rejected.includes(key)) return undefined;
+  const same = current.examples.find((e) => exampleKey(e.text) === key);
+  if (same?.source === "added") return undefined;
+  const examples = current.examples.filter((e) => e !== same);
+  examples.push({ text, source: "learned", at: at.toISOString() });
+  return { ...current, examples: keepNewest(examples, "learned", max) };
+}
+
+/**
+ * Adds examples by hand (or from feedback): each is no longer rejected, a
+ * learned one becomes hand-added, a new one is appended. `added` counts the new ones.
+ */
+export function addExamples(current: ToolExamples, texts: readonly string[], at = new Date()): { next: ToolExamples; added: number } {
+  let examples = [...current.examples];
+  const rejected = new Set(current.rejected);
+  const stamp = at.toISOString();
+  let added = 0;
+  for (const raw of texts) {
+    const text = tidyExample(raw);
+    const key = exampleKey(text);
+    if (text === "") continue;
+    rejected.delete(key);
+    const same = examples.findIndex((e) => exampleKey(e.text) === key);
+    if (same >= 0) {
+      examples[same] = { ...examples[same]!, source: "added" };
+      continue;
+    }
+    examples.push({ text, source: "added", at: stamp });
+    added++;
+  }
+  examples = keepNewest(examples, "added", MAX_ADDED_EXAMPLES_PER_TOOL);
+  return { next: { ...current, examples, rejected: [...rejected] }, added };
+}
+
+/** Takes a query away from the tool, learned or added, and remembers it as rejected so it is not learned again. */
+export function rejectExample(current: ToolExamples, query: string): ToolExamples {
+  const key = exampleKey(query);
+  const rejected = [...current.rejected.filter((r) => r !== key), key].slice(-MAX_REJECTED_PER_TOOL);
+  return { ...current, examples: current.examples.filter((e) => exampleKey(e.text) !== key), rejected };
+}
+
+/** The example texts, oldest first. */
+export function exampleTexts(current: ToolExamples): string[] {
+  return current.examples.map((e) => e.text);
+}
+
+/**
+ * The tool with stored examples after its own, repeats left out. The tool is
+ * returned as it is when nothing is added, so its content hash stays the same.
+ */
+export function withExamples(tool: ToolDefinition, texts: readonly string[]): ToolDefinition {
+  const seen = new Set(tool.examples.map(exampleKey));
+  const extra: string[] = [];
+  for (const text of texts) {
+    const key = exampleKey(text);
+    if (key === "" || seen.has(key)) continue;
+    seen.add(key);
+    extra.push(text);
+  }
+  if (extra.length === 0) return tool;
+  return create(ToolDefinitionSchema, { ...tool, examples: [...tool.examples, ...extra] });
+}
+
+export function encodeToolExamples(examples: ToolExamples): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(examples));
+}
+
+/** Reads a stored value; anything malformed reads as no examples rather than breaking the router. */
+export function decodeToolExamples(bytes: Uint8Array, tool = ""): ToolExamples {
+  try {
+    const value = JSON.parse(new TextDecoder().decode(bytes)) as Partial<ToolExamples>;
+    const examples = Array.isArray(value.examples)
+      ? value.examples.filter((e): e is StoredExample => typeof e?.text === "string" && (e.source === "learned" || e.source === "added"))
+      : [];
+    const rejected = Array.isArray(value.rejected) ? value.rejected.filter((r): r is string => typeof r === "string") : [];
+    return { tool: typeof value.tool === "string" ? value.tool : tool, examples, rejected };
+  } catch {
+    return emptyExamples(tool);
+  }
+}
+
+/** The examples without the oldest of `source` beyond `max` of them. */
+function keepNewest(examples: StoredExample[], source: StoredExample["source"], max: number): StoredExample[] {
+  let excess = examples.filter((e) => e.source === source).length - max;
+  return examples.filter((e) => !(e.source === source && excess-- > 0));
+}

@@ -1,0 +1,102 @@
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
+import type { KV } from "@nats-io/kv";
+import { DONE_WILDCARD, EXAMPLES_SUBJECT, FEEDBACK_SUBJECT, loadPacket, respondError, RpcError } from "@switchyard/bus";
+import {
+  AddExamplesRequestSchema,
+  AddExamplesResponseSchema,
+  decodePacket,
+  FeedbackRequestSchema,
+  FeedbackResponseSchema,
+} from "@switchyard/packet";
+import type { Logger } from "@switchyard/telemetry";
+import { addToolExamples, applyFeedback, learnFromPacket } from "./learning.js";
+import type { LearningSettings } from "./learning.js";
+
+export interface LearningDeps {
+  nc: NatsConnection;
+  /** The examples bucket (EXAMPLES_BUCKET). */
+  examples: KV;
+  /** The finished packets (PACKETS_BUCKET), for feedback. */
+  packets: KV;
+  /** Whether the catalog has a tool of that name. */
+  isTool: (name: string) => boolean;
+  settings: LearningSettings;
+  logger: Logger;
+}
+
+/** The queue groups: each finished packet and each request is handled by one router replica. */
+const LEARN_QUEUE = "embedding-router-learn";
+const RPC_QUEUE = "embedding-router";
+
+/**
+ * Learning from use over NATS: finished packets (`switchyard.done.>`, core
+ * NATS, so a packet finished while no router runs is not learned from; not
+ * followed at all with LEARN_FROM_USE=false), and the feedback and
+ * add-examples requests the gateway forwards. Returns the subscriptions'
+ * drain for shutdown.
+ */
+export function serveLearning(deps: LearningDeps): { drain(): Promise<void> } {
+  const { nc, logger } = deps;
+  const subscriptions: Subscription[] = [
+    serveRequests(deps, FEEDBACK_SUBJECT, FeedbackRequestSchema, FeedbackResponseSchema, async (request) =>
+      applyFeedback(deps.examples, await loadPacket(deps.packets, request.packetId), request, deps.isTool),
+    ),
+    serveRequests(deps, EXAMPLES_SUBJECT, AddExamplesRequestSchema, AddExamplesResponseSchema, (request) =>
+      addToolExamples(deps.examples, request.tool, request.examples, deps.isTool),
+    ),
+  ];
+  if (deps.settings.LEARN_FROM_USE) {
+    subscriptions.push(
+      nc.subscribe(DONE_WILDCARD, {
+        queue: LEARN_QUEUE,
+        callback: (error, msg) => {
+          if (error) return logger.error({ err: error }, "finished-packet subscription failed");
+          void learn(deps, msg);
+        },
+      }),
+    );
+  }
+  return { drain: async () => void (await Promise.all(subscriptions.map((s) => s.drain()))) };
+}
+
+async function learn(deps: LearningDeps, msg: Msg): Promise<void> {
+  try {
+    const packet = decodePacket(msg.data);
+    const tool = await learnFromPacket(deps.examples, packet, deps.settings);
+    if (tool) deps.logger.debug({ packetId: packet.header?.packetId, tool }, "learned an example");
+  } catch (error) {
+    deps.logger.warn({ err: error, subject: msg.subject }, "could not learn from a finished packet");
+  }
+}
+
+/** A request/reply endpoint: decode, handle, answer; an RpcError keeps its code, anything else is a 500. */
+function serveRequests<I extends DescMessage, O extends DescMessage>(
+  deps: LearningDeps,
+  subject: string,
+  input: I,
+  output: O,
+  handle: (request: MessageShape<I>) => Promise<MessageShape<O>>,
+): Subscription {
+  return deps.nc.subscribe(subject, {
+    queue: RPC_QUEUE,
+    callback: (error, msg) => {
+      if (error) return deps.logger.error({ err: error, subject }, "endpoint failed");
+      let request: MessageShape<I>;
+      try {
+        request = fromBinary(input, msg.data);
+      } catch {
+        return respondError(msg, 400, `undecodable ${input.name}`);
+      }
+      handle(request).then(
+        (response) => msg.respond(toBinary(output, response)),
+        (failure: unknown) => {
+          if (failure instanceof RpcError) return respondError(msg, failure.code, failure.message);
+          deps.logger.error({ err: failure, subject }, "request failed");
+          respondError(msg, 500, String(failure));
+        },
+      );
+    },
+  });
+}

@@ -1,0 +1,209 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { create } from "@bufbuild/protobuf";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import type { KV } from "@nats-io/kv";
+import {
+  addExamples,
+  EXAMPLES_BUCKET,
+  exampleTexts,
+  openBucket,
+  putTool,
+  readToolExamples,
+  RpcError,
+  updateToolExamples,
+} from "@switchyard/bus";
+import {
+  FeedbackRequestSchema,
+  finish,
+  newPacket,
+  Packet_State,
+  routingOf,
+  SelectedToolSchema,
+  ToolExecutionResultSchema,
+  ToolRoutingState_ExecutionStatus as Status,
+} from "@switchyard/packet";
+import type { Packet } from "@switchyard/packet";
+import { startLocalNats } from "@switchyard/local-nats";
+import type { LocalNats } from "@switchyard/local-nats";
+import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
+import type { Embedder } from "@switchyard/retrieval";
+import { catalogTool } from "@switchyard/test-fixtures";
+import { createLogger } from "@switchyard/telemetry";
+import { indexCatalog } from "../src/catalog-index.js";
+import { addToolExamples, applyFeedback, learnFromPacket, lessonOf } from "../src/learning.js";
+import type { LearningSettings } from "../src/learning.js";
+
+const READ = "filesystem.read_text_file";
+const LIST = "filesystem.list_directory";
+const SETTINGS: LearningSettings = { LEARN_FROM_USE: true, LEARN_MAX_EXAMPLES_PER_TOOL: 20 };
+const logger = createLogger("learning-test", "silent");
+
+interface Outcome {
+  state?: Packet_State;
+  status?: Status;
+  dryRun?: boolean;
+  success?: boolean;
+  tool?: string;
+  query?: string;
+}
+
+/** A packet as it ends after its last step, by default: completed, its read tool executed. */
+function finished(outcome: Outcome = {}): Packet {
+  const packet = newPacket({ message: "please read the file notes/todo.md" });
+  packet.intent!.query = outcome.query ?? "please read the file notes/todo.md";
+  const routing = routingOf(packet);
+  if (outcome.tool !== "") routing.selectedTool = create(SelectedToolSchema, { toolName: outcome.tool ?? READ });
+  routing.executionStatus = outcome.status ?? Status.EXECUTED;
+  routing.dryRun = outcome.dryRun ?? false;
+  routing.executionResult = create(ToolExecutionResultSchema, { success: outcome.success ?? true });
+  finish(packet, outcome.state ?? Packet_State.COMPLETED);
+  return packet;
+}
+
+describe("learning - what a packet teaches", () => {
+  const CASES: [string, Outcome, boolean][] = [
+    ["a completed packet whose tool ran", {}, true],
+    ["a dry run", { dryRun: true, status: Status.SKIPPED }, false],
+    ["a dry run marked executed", { dryRun: true }, false],
+    ["a denied call", { status: Status.USER_DENIED }, false],
+    ["a failed call", { status: Status.FAILED, success: false }, false],
+    ["a skipped call", { status: Status.SKIPPED }, false],
+    ["a packet waiting for approval", { state: Packet_State.AWAITING_APPROVAL, status: Status.AWAITING_CONFIDENCE }, false],
+    ["a failed packet", { state: Packet_State.FAILED }, false],
+    ["no selected tool", { tool: "" }, false],
+  ];
+  for (const [name, outcome, teaches] of CASES) {
+    it(`learning - ${name} ${teaches ? "teaches its query to its tool" : "teaches nothing"}`, () => {
+      const lesson = lessonOf(finished(outcome));
+      assert.deepEqual(lesson, teaches ? { tool: READ, query: "please read the file notes/todo.md" } : undefined);
+    });
+  }
+
+  it("learning - without an intent query the prompt is the query", () => {
+    assert.equal(lessonOf(finished({ query: "" }))?.query, "please read the file notes/todo.md");
+  });
+});
+
+describe("learning - the examples bucket and the index", () => {
+  let server: LocalNats;
+  let nc: NatsConnection;
+  let bucket: KV;
+  let n = 0;
+
+  before(async () => {
+    server = await startLocalNats();
+    nc = await connect({ servers: server.url });
+  });
+
+  after(async () => {
+    await nc?.close();
+    await server?.stop();
+  });
+
+  /** A fresh bucket per test, so tests do not see each other's examples. */
+  async function freshBucket(): Promise<KV> {
+    bucket = await openBucket(nc, `${EXAMPLES_BUCKET}-${++n}`);
+    return bucket;
+  }
+
+  it("learning - a finished packet's query becomes an example of its tool, capped and deduplicated", async () => {
+    await freshBucket();
+    const settings = { ...SETTINGS, LEARN_MAX_EXAMPLES_PER_TOOL: 2 };
+    assert.equal(await learnFromPacket(bucket, finished(), settings), READ);
+    assert.equal(await learnFromPacket(bucket, finished({ query: "Please read  the file notes/todo.md" }), settings), READ);
+    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), ["Please read the file notes/todo.md"]);
+    await learnFromPacket(bucket, finished({ query: "show notes/a.md" }), settings);
+    await learnFromPacket(bucket, finished({ query: "open notes/b.md" }), settings);
+    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), ["show notes/a.md", "open notes/b.md"]);
+    assert.equal(await learnFromPacket(bucket, finished({ dryRun: true }), settings), undefined);
+  });
+
+  it("learning - LEARN_FROM_USE=false learns nothing", async () => {
+    await freshBucket();
+    assert.equal(await learnFromPacket(bucket, finished(), { ...SETTINGS, LEARN_FROM_USE: false }), undefined);
+    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), []);
+  });
+
+  it("learning - feedback correct=false moves the query to the right tool, and it is not learned for the wrong one again", async () => {
+    await freshBucket();
+    const packet = finished();
+    await learnFromPacket(bucket, packet, SETTINGS);
+    const request = create(FeedbackRequestSchema, { packetId: packet.header!.packetId, correct: false, tool: LIST });
+    const response = await applyFeedback(bucket, packet, request, () => true);
+    assert.deepEqual(
+      [response.query, response.removedFrom, response.addedTo],
+      ["please read the file notes/todo.md", READ, LIST],
+    );
+    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), []);
+    assert.deepEqual(exampleTexts(await readToolExamples(bucket, LIST)), ["please read the file notes/todo.md"]);
+    assert.equal(await learnFromPacket(bucket, finished(), SETTINGS), undefined, "rejected for the read tool");
+  });
+
+  it("learning - feedback correct=true changes nothing; bad feedback is refused with its code", async () => {
+    await freshBucket();
+    const packet = finished();
+    await learnFromPacket(bucket, packet, SETTINGS);
+    const feedback = (init: { correct?: boolean; tool?: string }, target: Packet | null = packet) =>
+      applyFeedback(bucket, target ?? undefined, create(FeedbackRequestSchema, { packetId: "p1", ...init }), (name) => name !== "no.such_tool");
+    const confirmed = await feedback({ correct: true });
+    assert.deepEqual([confirmed.removedFrom, confirmed.addedTo], ["", ""]);
+    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), ["please read the file notes/todo.md"]);
+
+    const running = newPacket({ message: "read a.md" });
+    running.state = Packet_State.EXECUTING;
+    const refusals: [() => Promise<unknown>, number][] = [
+      [() => feedback({ correct: false }, null), 404],
+      [() => feedback({ correct: false }, running), 409],
+      [() => feedback({ correct: false, tool: "no.such_tool" }), 404],
+      [() => feedback({ correct: false, tool: READ }), 400],
+      [() => feedback({ correct: true, tool: LIST }), 400],
+      [() => feedback({}), 400],
+    ];
+    for (const [call, code] of refusals) {
+      await assert.rejects(call(), (error: unknown) => error instanceof RpcError && error.code === code);
+    }
+    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), ["please read the file notes/todo.md"], "untouched");
+  });
+
+  it("learning - examples added by hand: counted when new, refused for an unknown tool", async () => {
+    await freshBucket();
+    const first = await addToolExamples(bucket, READ, ["show me my notes", "what's in todo.md"], () => true);
+    assert.deepEqual([first.added, first.examples], [2, ["show me my notes", "what's in todo.md"]]);
+    const again = await addToolExamples(bucket, READ, ["Show me my notes", "cat notes/a.md"], () => true);
+    assert.deepEqual([again.added, again.examples], [1, ["show me my notes", "what's in todo.md", "cat notes/a.md"]]);
+    await assert.rejects(addToolExamples(bucket, "no.such_tool", ["x"], () => false), (e: unknown) => e instanceof RpcError && e.code === 404);
+  });
+
+  it("learning - a tool is indexed with its stored examples; a change re-embeds that tool alone", async () => {
+    const embedded: string[][] = [];
+    const local = new LocalEmbedder();
+    const recording: Embedder = { id: local.id, dimensions: local.dimensions, embed: (texts) => (embedded.push(texts), local.embed(texts)) };
+    const index = new EmbeddedIndex(recording);
+    const catalog = await openBucket(nc, "catalog-merge-test");
+    const examples = await openBucket(nc, "examples-merge-test");
+    await putTool(catalog, catalogTool({ name: READ, description: "Read a text file", examples: ["read a file"] }));
+    await putTool(catalog, catalogTool({ name: LIST, description: "List the entries of a directory" }));
+    await updateToolExamples(examples, READ, (current) => addExamples(current, ["show me the shopping list"]).next);
+
+    const indexed = await indexCatalog(catalog, index, logger, examples);
+    try {
+      assert.ok(indexed.has(READ) && !indexed.has("no.such_tool"));
+      assert.deepEqual(indexed.all().find((t) => t.name === READ)?.examples, ["read a file", "show me the shopping list"]);
+      const [top] = await index.search("show me the shopping list", { limit: 1 });
+      assert.equal(top?.tool.name, READ, "found by its stored example");
+
+      const before = embedded.length;
+      await updateToolExamples(examples, LIST, (current) => addExamples(current, ["what is in my downloads"]).next);
+      for (let i = 0; i < 100 && embedded.length === before; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(embedded.length, before + 1, "one embedding call");
+      assert.ok(embedded.at(-1)!.includes("what is in my downloads"));
+      assert.ok(!embedded.at(-1)!.some((text) => text.includes("shopping")), "the other tool was not re-embedded");
+      const [found] = await index.search("what is in my downloads", { limit: 1 });
+      assert.equal(found?.tool.name, LIST);
+    } finally {
+      indexed.stop();
+    }
+  });
+});
