@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_MIN_SCORE } from "@switchyard/retrieval";
-import { DEFAULT_SEED } from "./evaluate.js";
+import { DEFAULT_LEARN_MAX, DEFAULT_SEED } from "./evaluate.js";
+import { DEFAULT_FOLDS } from "./tool-need-training.js";
 
 /** The datasets `pnpm eval` runs when none is named, those present in the bench folder. */
 export const DEFAULT_DATASETS = ["metatool", "bfcl", "apibank"] as const;
@@ -16,8 +17,11 @@ export interface EvalArgs {
   json: boolean;
   candidates: boolean;
   learnFraction: number;
+  learnMax: number;
   seed: number;
   minScore: number;
+  /** Folds of the no-tool answer's cross-validation; 0: the shipped model. */
+  folds: number;
   /** undefined: the default folder, bench/results. */
   out?: string;
   /** 0: not measured. */
@@ -32,8 +36,11 @@ export const USAGE = `Usage: pnpm eval [--dataset <name>]... | --tools <file> --
   --json                  print one JSON object per dataset on stdout
   --candidates            search each case within its own candidates where it has them (BFCL)
   --learn-fraction <f>    learn a seeded fraction f of the cases with an expected tool as examples; score the rest
+  --learn-max <n>         learned examples kept per tool (default ${DEFAULT_LEARN_MAX}, the router's default)
   --seed <n>              seed of that split (default ${DEFAULT_SEED})
   --min-score <x>         the no-tool decision's minimum relevance (default ${DEFAULT_MIN_SCORE})
+  --folds <k>             no tool: score each case with a tool-need model trained on the other k-1 folds
+                          (default ${DEFAULT_FOLDS}); 0: the shipped model, which was trained on the shared splits
   --latency-tools <n>     also time the search on the largest catalog padded to n tools (default ${DEFAULT_LATENCY_TOOLS}; 0: off)
   --out <dir>             where <dataset>.json, report.md and the chart go (default bench/results)`;
 
@@ -50,8 +57,10 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
       json: { type: "boolean", default: false },
       candidates: { type: "boolean", default: false },
       "learn-fraction": { type: "string" },
+      "learn-max": { type: "string" },
       seed: { type: "string" },
       "min-score": { type: "string" },
+      folds: { type: "string" },
       "latency-tools": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
@@ -63,6 +72,10 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
   const datasets = (values.dataset ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter((d) => d.length > 0);
   const learnFraction = number(values["learn-fraction"], "--learn-fraction", 0);
   if (!(learnFraction >= 0 && learnFraction < 1)) throw new Error(`--learn-fraction must be in [0, 1), got ${learnFraction}`);
+  const learnMax = number(values["learn-max"], "--learn-max", DEFAULT_LEARN_MAX);
+  if (!Number.isInteger(learnMax) || learnMax < 0) throw new Error(`--learn-max must be a whole number, got ${learnMax}`);
+  const folds = number(values.folds, "--folds", DEFAULT_FOLDS);
+  if (!Number.isInteger(folds) || folds < 0 || folds === 1) throw new Error(`--folds must be 0 or a whole number of at least 2, got ${folds}`);
   const latencyTools = number(values["latency-tools"], "--latency-tools", DEFAULT_LATENCY_TOOLS);
   if (!Number.isInteger(latencyTools) || latencyTools < 0) throw new Error(`--latency-tools must be a whole number, got ${latencyTools}`);
   return {
@@ -71,8 +84,10 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
     json: values.json,
     candidates: values.candidates,
     learnFraction,
+    learnMax,
     seed: number(values.seed, "--seed", DEFAULT_SEED),
     minScore: number(values["min-score"], "--min-score", DEFAULT_MIN_SCORE),
+    folds,
     out: values.out,
     latencyTools,
     help: values.help,

@@ -1,15 +1,20 @@
-import { clone } from "@bufbuild/protobuf";
 import type { BenchCase, BenchDataset } from "@switchyard/bench-data";
-import { ToolDefinitionSchema } from "@switchyard/packet";
+import { emptyExamples, exampleTexts, learnExample, withExamples } from "@switchyard/bus";
+import type { ToolExamples } from "@switchyard/bus";
 import type { ToolDefinition } from "@switchyard/packet";
-import { DEFAULT_MIN_SCORE, EmbeddedIndex, isNoTool, LocalEmbedder } from "@switchyard/retrieval";
+import { defaultConfig as routerDefaults } from "@switchyard/embedding-router";
+import { DEFAULT_MIN_SCORE, EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 import type { EmbeddedIndexOptions, Embedder, NoToolSettings, ToolFilter } from "@switchyard/retrieval";
 import { learnSplit } from "./learn-split.js";
 import { mean, ndcgAt, NoToolTally, percentile, reciprocalRank, recallAt } from "./metrics.js";
+import { noToolAnswers } from "./no-tool.js";
 
 /** The cut-offs of recall@k; the search asks for the largest. */
 export const RECALL_KS = [1, 3, 5, 10] as const;
 const DEPTH = Math.max(...RECALL_KS);
+
+/** Learned examples kept per tool: the router's LEARN_MAX_EXAMPLES_PER_TOOL default. */
+export const DEFAULT_LEARN_MAX = 20;
 
 /** The seed of the learn-fraction split unless one is given (the benchmarks' own sampling seed). */
 export const DEFAULT_SEED = 20250601;
@@ -40,8 +45,12 @@ export interface EvalOptions {
   learnFraction?: number;
   /** @default DEFAULT_SEED */
   seed?: number;
+  /** Learned examples kept per tool. @default DEFAULT_LEARN_MAX */
+  learnMax?: number;
   /** @default { minScore: DEFAULT_MIN_SCORE } */
   noTool?: NoToolSettings;
+  /** Folds of the no-tool answer's cross-validation (no-tool.ts); 0: the shipped model. @default DEFAULT_FOLDS */
+  folds?: number;
   /** Called after each scored case. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -50,9 +59,11 @@ export interface EvalOptions {
  * Scores the router's retrieval on one dataset. The index is the product's
  * `EmbeddedIndex`, each case is one `search` (the call the router's
  * `routeCandidates` makes, with the case's candidates as the allow-list under
- * `--candidates`), and "no tool" is the router's own `isNoTool` over the
- * results. The no-tool decision of a case with `candidates` is taken within
- * them, where BFCL's labels hold, even when the ranking is over the whole catalog.
+ * `--candidates`). "No tool" is the product's own answer: the pipeline
+ * intent → route → select → review (pipeline.ts) ends without a tool call,
+ * its tool-need model cross-validated (no-tool.ts). The no-tool decision of a
+ * case with `candidates` is taken within them, where BFCL's labels hold, even
+ * when the ranking is over the whole catalog.
  */
 export async function evaluate(dataset: BenchDataset, options: EvalOptions = {}): Promise<EvalResult> {
   const { learned, scored } =
@@ -60,7 +71,7 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
       ? learnSplit(dataset.cases, options.learnFraction!, options.seed ?? DEFAULT_SEED)
       : { learned: [], scored: dataset.cases };
   const index = new EmbeddedIndex(options.embedder ?? new LocalEmbedder(), options.index);
-  await index.upsert(withLearnedExamples(dataset.tools, learned));
+  await index.upsert(withLearnedExamples(dataset.tools, learned, options.learnMax));
   const noToolSettings = options.noTool ?? { minScore: DEFAULT_MIN_SCORE };
 
   const recall = new Map<number, number[]>(RECALL_KS.map((k) => [k, []]));
@@ -68,6 +79,8 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
   const ndcg: number[] = [];
   const latencies: number[] = [];
   const noTool = new NoToolTally();
+  const router = { ...routerDefaults(), ROUTER_MIN_SCORE: noToolSettings.minScore };
+  const answers = await noToolAnswers(dataset, scored, index, { folds: options.folds, seed: options.seed ?? DEFAULT_SEED, router });
   for (const [i, c] of scored.entries()) {
     const own: ToolFilter | undefined = c.candidates ? { names: c.candidates } : undefined;
     const filter = options.candidates ? own : undefined;
@@ -81,8 +94,7 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
       rr.push(reciprocalRank(c.expected, ranked));
       ndcg.push(ndcgAt(c.expected, ranked, DEPTH));
     }
-    const decided = own && !filter ? await index.search(c.query, { limit: DEPTH, filter: own }) : results;
-    noTool.add(isNoTool(decided, noToolSettings), c.expected.length === 0);
+    noTool.add(answers[i]!, c.expected.length === 0);
     options.onProgress?.(i + 1, scored.length);
   }
 
@@ -98,24 +110,26 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
 }
 
 /**
- * The catalog with each learned query added to the examples of its expected
- * tools, as learning from use does: deduplicated, the tool's own examples kept.
+ * The catalog with each learned query taught to its expected tools the way
+ * the router learns from use (@switchyard/bus `learnExample`): tidied,
+ * deduplicated, too-long queries left out, at most `maxPerTool` kept per
+ * tool (the oldest go), then indexed after the tool's own examples.
  */
-export function withLearnedExamples(tools: readonly ToolDefinition[], learned: readonly BenchCase[]): ToolDefinition[] {
-  const extra = new Map<string, string[]>();
+export function withLearnedExamples(
+  tools: readonly ToolDefinition[],
+  learned: readonly BenchCase[],
+  maxPerTool = DEFAULT_LEARN_MAX,
+): ToolDefinition[] {
+  const stored = new Map<string, ToolExamples>();
   for (const c of learned) {
     for (const name of new Set(c.expected)) {
-      const list = extra.get(name) ?? [];
-      list.push(c.query);
-      extra.set(name, list);
+      const next = learnExample(stored.get(name) ?? emptyExamples(name), c.query, maxPerTool);
+      if (next) stored.set(name, next);
     }
   }
   return tools.map((tool) => {
-    const added = extra.get(tool.name);
-    if (!added) return tool;
-    const copy = clone(ToolDefinitionSchema, tool);
-    copy.examples = [...new Set([...tool.examples, ...added])];
-    return copy;
+    const examples = stored.get(tool.name);
+    return examples ? withExamples(tool, exampleTexts(examples)) : tool;
   });
 }
 

@@ -54,9 +54,9 @@ ${scale}
 - **R@k** (recall@k): over the cases with a non-empty \`expected\`, the mean of |expected ∩ top-k| / |expected|.
 - **MRR**: mean reciprocal rank of the first expected tool in the top 10 (0 when none is there), same cases.
 - **nDCG@10**: binary relevance (an expected tool is 1, any other 0), DCG over the ideal DCG, same cases.
-- **no-tool P / R**: over all scored cases, precision and recall of the router's "no tool" answer
-  (retrieval's \`isNoTool\`) against \`expected: []\`. Where a case lists \`candidates\` (BFCL), the answer is
-  taken within them, where the labels hold. n/a: no case answered or expected "no tool".
+- **no-tool P / R**: over all scored cases, precision and recall of the product's "no tool" answer
+  (bench/src/evaluate.ts says how it is taken) against \`expected: []\`. Where a case lists \`candidates\`
+  (BFCL), the answer is taken within them, where the labels hold. n/a: no case answered or expected "no tool".
 - **p50 / p99 ms**: wall time of the router's search per case, in process, embedding of the query included.
 - **n**: scored cases; with \`--learn-fraction\` the learned ones are left out.
 `;
@@ -72,9 +72,11 @@ export function recallChart(results: readonly EvalResult[]): string {
   const left = 44;
   const top = 34;
   const plotHeight = 200;
-  const width = left + Math.max(1, results.length) * groupWidth + 16;
+  const legendWidth = 70;
+  const width = Math.max(left + Math.max(1, results.length) * groupWidth + 16, left + RECALL_KS.length * legendWidth + 12);
   const height = top + plotHeight + 40;
-  const y = (v: number): number => top + plotHeight * (1 - v);
+  // one decimal is finer than a pixel and keeps the file small
+  const y = (v: number): number => Math.round((top + plotHeight * (1 - v)) * 10) / 10;
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
@@ -87,7 +89,7 @@ export function recallChart(results: readonly EvalResult[]): string {
     );
   }
   RECALL_KS.forEach((k, i) => {
-    const x = left + i * 70;
+    const x = left + i * legendWidth;
     out.push(
       `<rect x="${x}" y="10" width="12" height="12" fill="${COLORS[i]}"/>`,
       `<text x="${x + 16}" y="20" fill="#333">recall@${k}</text>`,
@@ -99,7 +101,7 @@ export function recallChart(results: readonly EvalResult[]): string {
       const v = Math.max(0, Math.min(1, r.recall[String(k)] ?? 0));
       const x = x0 + i * (bar + gap);
       out.push(
-        `<rect x="${x}" y="${y(v)}" width="${bar}" height="${plotHeight * v}" fill="${COLORS[i]}"><title>${escapeXml(r.dataset)} recall@${k} ${v.toFixed(3)}</title></rect>`,
+        `<rect x="${x}" y="${y(v)}" width="${bar}" height="${Math.round(plotHeight * v * 10) / 10}" fill="${COLORS[i]}"><title>${escapeXml(r.dataset)} recall@${k} ${v.toFixed(3)}</title></rect>`,
         `<text x="${x + bar / 2}" y="${y(v) - 3}" text-anchor="middle" font-size="9" fill="#333">${barLabel(v)}</text>`,
       );
     });

@@ -54,8 +54,10 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
       embedder,
       candidates: args.candidates,
       learnFraction: args.learnFraction,
+      learnMax: args.learnMax,
       seed: args.seed,
       noTool: { minScore: args.minScore },
+      folds: args.folds,
       onProgress: (done, total) => progress.update(done, total),
     });
     progress.done(`${result.n} cases, recall@5 ${result.recall["5"]!.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(1)} s)`);

@@ -8,8 +8,18 @@ export type { Embedder, LocalEmbedderOptions } from "./embedder.js";
 export { NameIndex } from "./name-match.js";
 export { EmbeddingDimensionError, OpenAIEmbedder } from "./openai-embedder.js";
 export type { OpenAIEmbedderOptions } from "./openai-embedder.js";
-export { DEFAULT_MIN_SCORE, isNoTool } from "./relevance.js";
-export type { NoToolSettings } from "./relevance.js";
+export { DEFAULT_MIN_SCORE, isNoTool, judgeToolNeed } from "./relevance.js";
+export type { NoToolSettings, ToolNeedGateSettings, ToolNeedVerdict } from "./relevance.js";
+export { mulberry32, shuffleInPlace } from "./seeded-random.js";
+export { DEFAULT_TOOL_NEED_THRESHOLD, ToolNeedModel, ToolNeedTrainingSet, trainToolNeedModel } from "./tool-need.js";
+export type {
+  Relevance,
+  ToolNeedExample,
+  ToolNeedInput,
+  ToolNeedModelJson,
+  ToolNeedScorer,
+  ToolNeedTrainOptions,
+} from "./tool-need.js";
 export { DEFAULT_QDRANT_COLLECTION, DEFAULT_QDRANT_TIMEOUT_MS, QdrantIndex } from "./qdrant-index.js";
 export type { QdrantIndexOptions } from "./qdrant-index.js";
 export { splitWords, stem, STOPWORDS, tokenize, toolFields, toolText } from "./text.js";

@@ -9,9 +9,12 @@
 export class NameIndex {
   private readonly names = new Map<string, readonly string[]>();
   private readonly df = new Map<string, number>();
+  /** idf by stem, filled as searches ask; any change to the names empties it. */
+  private readonly idfs = new Map<string, number>();
 
   set(id: string, stems: readonly string[]): void {
     this.delete(id);
+    this.idfs.clear();
     const unique = [...new Set(stems)];
     this.names.set(id, unique);
     for (const s of unique) this.df.set(s, (this.df.get(s) ?? 0) + 1);
@@ -20,6 +23,7 @@ export class NameIndex {
   delete(id: string): boolean {
     const old = this.names.get(id);
     if (!old) return false;
+    this.idfs.clear();
     for (const s of old) {
       const n = (this.df.get(s) ?? 1) - 1;
       if (n > 0) this.df.set(s, n);
@@ -48,8 +52,13 @@ export class NameIndex {
   }
 
   private idf(stem: string): number {
-    const df = this.df.get(stem) ?? 0;
-    const n = this.names.size;
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    let idf = this.idfs.get(stem);
+    if (idf === undefined) {
+      const df = this.df.get(stem) ?? 0;
+      const n = this.names.size;
+      idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      this.idfs.set(stem, idf);
+    }
+    return idf;
   }
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_DENSE_WEIGHT, DEFAULT_QDRANT_COLLECTION, DEFAULT_QDRANT_TIMEOUT_MS } from "@switchyard/retrieval";
+import { DEFAULT_DENSE_WEIGHT, DEFAULT_QDRANT_COLLECTION, DEFAULT_QDRANT_TIMEOUT_MS, DEFAULT_TOOL_NEED_THRESHOLD } from "@switchyard/retrieval";
 
 /**
  * The embedding-router's settings, read from the environment by
@@ -43,6 +43,19 @@ export const configSchema = {
       maximum: 100,
       default: 10,
       description: "In threshold mode, the most semantic candidates returned",
+    },
+    ROUTER_TOOL_NEED_THRESHOLD: {
+      type: "number",
+      minimum: 0,
+      maximum: 1,
+      default: DEFAULT_TOOL_NEED_THRESHOLD,
+      description:
+        "A packet goes on to selection only when the tool-need model gives its message at least this probability of wanting one of the candidates; below, it ends with no tool",
+    },
+    ROUTER_TOOL_NEED_MODEL: {
+      type: "string",
+      minLength: 1,
+      description: "A tool-need model file written by `pnpm train` (JSON); unset: the model shipped in @switchyard/retrieval",
     },
     ROUTER_DENSE_WEIGHT: {
       type: "number",
@@ -133,6 +146,10 @@ export interface Config {
   ROUTER_SCORE_THRESHOLD: number;
   /** @default 10 */
   ROUTER_MAX_CANDIDATES: number;
+  /** @default DEFAULT_TOOL_NEED_THRESHOLD (0.5) */
+  ROUTER_TOOL_NEED_THRESHOLD: number;
+  /** Unset: the built-in tool-need model. */
+  ROUTER_TOOL_NEED_MODEL?: string;
   /** @default DEFAULT_DENSE_WEIGHT (0.4, see tool-index.ts) */
   ROUTER_DENSE_WEIGHT: number;
   /** Unset: the embedded index. */
@@ -170,6 +187,7 @@ export function defaultConfig(): Config {
     ROUTER_MIN_SCORE: p.ROUTER_MIN_SCORE.default,
     ROUTER_SCORE_THRESHOLD: p.ROUTER_SCORE_THRESHOLD.default,
     ROUTER_MAX_CANDIDATES: p.ROUTER_MAX_CANDIDATES.default,
+    ROUTER_TOOL_NEED_THRESHOLD: p.ROUTER_TOOL_NEED_THRESHOLD.default,
     ROUTER_DENSE_WEIGHT: p.ROUTER_DENSE_WEIGHT.default,
     QDRANT_COLLECTION: p.QDRANT_COLLECTION.default,
     QDRANT_TIMEOUT_MS: p.QDRANT_TIMEOUT_MS.default,

@@ -12,8 +12,8 @@ import {
 } from "@switchyard/packet";
 import type { Packet, RoutingCandidate, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import type { Config } from "./config.js";
-import { isNoTool, matchesFilter } from "@switchyard/retrieval";
-import type { ToolFilter, ToolIndex } from "@switchyard/retrieval";
+import { isNoTool, judgeToolNeed, matchesFilter } from "@switchyard/retrieval";
+import type { ToolFilter, ToolIndex, ToolNeedGateSettings } from "@switchyard/retrieval";
 
 /** What the router is asked: the same for the route stage and the route-only API. */
 export interface RouteQuery {
@@ -87,6 +87,12 @@ export interface RouteResult {
 export interface RouteStageDeps {
   /** Usually `(req) => routeWithFallback(index, catalog, req, config)` (fallback.ts). */
   route: (req: RouteQuery) => Promise<RouteResult>;
+  /**
+   * The tool-need gate: `{ threshold: config.ROUTER_TOOL_NEED_THRESHOLD }`,
+   * and a model other than the built-in one if wanted. Absent: the built-in
+   * model at the default threshold.
+   */
+  toolNeed?: ToolNeedGateSettings;
 }
 
 /** How many candidates the reflection-log entry names. */
@@ -96,9 +102,13 @@ const SUMMARY_CANDIDATES = 5;
  * The route stage: looks up candidates for the packet's query (the intent's
  * query, else the original prompt) within its allow-list, and hands the packet
  * to the selector; when nothing but core tools comes back there is no tool to
- * select, and the packet ends here with the tool status SKIPPED. Warnings (the
- * router fell back, fallback.ts) go to the reflection log; an error from
- * `deps.route` propagates, so the bus redelivers the packet.
+ * select, and the packet ends here with the tool status SKIPPED. So it does
+ * when the tool-need gate (retrieval's `judgeToolNeed`) finds that the message
+ * needs none of the candidates; otherwise the stage sets `needsTool`, which a
+ * message no intent rule settled reaches the router without. The gate is not
+ * asked when routing fell back to the unscored catalog: there is no relevance
+ * to judge. Warnings (the router fell back, fallback.ts) go to the reflection
+ * log; an error from `deps.route` propagates, so the bus redelivers the packet.
  */
 export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<StageOutcome> {
   const started = performance.now();
@@ -127,11 +137,34 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
     return { done: true };
   }
 
+  let needNote = "";
+  if (semantic.some((c) => c.score > 0)) {
+    const results = semantic.flatMap((c) => (c.tool ? [{ tool: c.tool, score: c.score }] : []));
+    const input = { query, results, requested: routing.needsTool, allowList: content.allowedTools.length > 0 };
+    const verdict = judgeToolNeed(input, deps.toolNeed);
+    const why =
+      `tool-need probability ${verdict.probability.toFixed(2)}; ${semantic[0]?.tool?.name ?? "?"} ${semantic[0]?.score.toFixed(2)} ` +
+      `covers ${percent(verdict.relevance.coverage)} of the message's content words`;
+    if (!verdict.needed) {
+      routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
+      addReflection(packet, {
+        step: "route",
+        summary: `no tool needed for ${quote(query)}: ${why}${coreNote}`,
+        confidence: verdict.probability,
+        durationMs: performance.now() - started,
+      });
+      finish(packet, Packet_State.COMPLETED, "no tool needed");
+      return { done: true };
+    }
+    routing.needsTool = true;
+    needNote = `; ${why}`;
+  }
+
   const shown = semantic.slice(0, SUMMARY_CANDIDATES).map((c) => `${c.tool?.name ?? "?"} ${c.score.toFixed(2)}`);
   const more = semantic.length > SUMMARY_CANDIDATES ? ` and ${semantic.length - SUMMARY_CANDIDATES} more` : "";
   addReflection(packet, {
     step: "route",
-    summary: `${semantic.length} candidate(s) for ${quote(query)}: ${shown.join(", ")}${more}${coreNote}`,
+    summary: `${semantic.length} candidate(s) for ${quote(query)}: ${shown.join(", ")}${more}${coreNote}${needNote}`,
     confidence: semantic[0]?.score ?? 0,
     durationMs: performance.now() - started,
   });
@@ -149,6 +182,10 @@ const QUOTE_MAX = 80;
 function quote(text: string): string {
   const short = text.length > QUOTE_MAX ? `${text.slice(0, QUOTE_MAX - 1)}…` : text;
   return JSON.stringify(short);
+}
+
+function percent(share: number): string {
+  return `${Math.round(share * 100)}%`;
 }
 
 function compareNames(a: string, b: string): number {

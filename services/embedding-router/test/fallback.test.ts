@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { newPacket, Packet_State, RoutingCandidate_Source } from "@switchyard/packet";
 import type { RoutingCandidate, ToolDefinition } from "@switchyard/packet";
-import { EmbeddedIndex, OpenAIEmbedder } from "@switchyard/retrieval";
+import { EmbeddedIndex, mulberry32, OpenAIEmbedder } from "@switchyard/retrieval";
 import type { ScoredTool, ToolFilter, ToolIndex } from "@switchyard/retrieval";
 import { catalogTool as tool, filesystemTools } from "@switchyard/test-fixtures";
 // the scripted OpenAI-compatible server is the retrieval package's test double of a remote embeddings API
@@ -123,6 +123,7 @@ describe("route fallback (embedder behind the scripted OpenAI-compatible server)
   it("fallback - the route stage with the embedder down hands the packet to the selector and logs the warning", async () => {
     server.script = { failWith: 503 };
     const packet = newPacket({ message: "list the files in notes" });
+    packet.toolRouting!.needsTool = true; // as the intent stage leaves a request its rules recognise
     const outcome = await routeStage(packet, { route: (req) => routeWithFallback(index, catalog, req, config) });
     assert.deepEqual(outcome, { next: "select" });
     assert.equal(packet.state, Packet_State.SELECTING);
@@ -134,18 +135,6 @@ describe("route fallback (embedder behind the scripted OpenAI-compatible server)
     );
   });
 });
-
-/** mulberry32: a small seeded PRNG, so a failing case can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VERBS = ["read", "write", "list", "search", "delete", "send", "create", "move", "get", "run"];
 const NOUNS = ["file", "email", "calendar", "weather", "issue", "directory", "invoice", "photo", "ticket", "note"];
@@ -162,7 +151,7 @@ describe("route fallback - property", () => {
   it("fallback - route-only never returns a tool outside the filter, nor an empty list when the embedder is down and the filter allows tools", async () => {
     const CASES = 300;
     for (let seed = 1; seed <= CASES; seed++) {
-      const random = prng(seed);
+      const random = mulberry32(seed); // seeded, so a failing case can be replayed from its seed
       const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
       const some = <T>(xs: readonly T[], p: number): T[] => xs.filter(() => random() < p);
 

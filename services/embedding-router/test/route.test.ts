@@ -11,6 +11,7 @@ import type { RoutingCandidate, ToolDefinition } from "@switchyard/packet";
 import { configSchema, defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { LocalEmbedder } from "@switchyard/retrieval";
+import type { ToolNeedInput, ToolNeedScorer } from "@switchyard/retrieval";
 import { routeCandidates, routeStage } from "../src/route.js";
 import type { RouteQuery, RouteStageDeps } from "../src/route.js";
 import { EmbeddedIndex } from "@switchyard/retrieval";
@@ -201,6 +202,49 @@ describe("route", () => {
       assert.deepEqual(calls[0]?.filter, { names: [], pools: [], domains: [] });
     });
 
+    /** A tool-need model that answers `probability` and counts how often it was asked. */
+    const scorer = (probability: number) => {
+      const asked: ToolNeedInput[] = [];
+      const model: ToolNeedScorer = {
+        probability: (input) => (asked.push(input), probability),
+        relevance: () => ({ top: 0.5, coverage: 0.25, bestCoverage: 0.25, name: 0, unexplained: 3, words: 4 }),
+      };
+      return { asked, model };
+    };
+
+    it("route - the tool-need gate ends a packet whose message needs none of the candidates", async () => {
+      const packet = newPacket({ message: "write a poem about the files of my life" });
+      const { asked, model } = scorer(0.2);
+      const outcome = await routeStage(packet, { ...recording().deps, toolNeed: { model, threshold: 0.5 } });
+      assert.deepEqual(outcome, { done: true });
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0]?.requested, false);
+      assert.equal(asked[0]?.allowList, false);
+      assert.equal(packet.state, Packet_State.COMPLETED);
+      assert.equal(packet.stateReason, "no tool needed");
+      assert.equal(packet.toolRouting?.executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
+      assert.equal(packet.toolRouting?.needsTool, false);
+      const entry = packet.reasoning?.reflectionLog.at(-1);
+      assert.match(entry?.summary ?? "", /^no tool needed for "write a poem about the files of my life": tool-need probability 0\.20; .* covers 25% of the message's content words/);
+    });
+
+    it("route - the tool-need gate lets a likely message through and marks it as needing a tool", async () => {
+      const packet = newPacket({ message: "show me what is in the notes folder", allowedTools: ["filesystem.list_directory"] });
+      const { asked, model } = scorer(0.8);
+      assert.deepEqual(await routeStage(packet, { ...recording().deps, toolNeed: { model, threshold: 0.5 } }), { next: "select" });
+      assert.equal(asked[0]?.allowList, true);
+      assert.equal(packet.toolRouting?.needsTool, true);
+      assert.match(packet.reasoning?.reflectionLog.at(-1)?.summary ?? "", /tool-need probability 0\.80/);
+    });
+
+    it("route - a message an intent rule recognised as a request is not put to the tool-need model", async () => {
+      const packet = newPacket({ message: "please read the file notes/todo.md" });
+      packet.toolRouting!.needsTool = true;
+      const { asked, model } = scorer(0);
+      assert.deepEqual(await routeStage(packet, { ...recording().deps, toolNeed: { model, threshold: 0.5 } }), { next: "select" });
+      assert.equal(asked.length, 0);
+    });
+
     it("route - stage ends the packet when no tool in the catalog matches", async () => {
       const packet = newPacket({ message: "tell me a joke" });
       const { deps } = recording();
@@ -223,6 +267,7 @@ describe("route", () => {
         ROUTER_MIN_SCORE: 0.1,
         ROUTER_SCORE_THRESHOLD: 0.35,
         ROUTER_MAX_CANDIDATES: 10,
+        ROUTER_TOOL_NEED_THRESHOLD: 0.5,
         ROUTER_DENSE_WEIGHT: 0.4,
         QDRANT_COLLECTION: "switchyard-tools",
         QDRANT_TIMEOUT_MS: 5000,
@@ -234,8 +279,9 @@ describe("route", () => {
         EMBEDDINGS_TIMEOUT_MS: 10000,
       });
       assert.equal(configSchema.additionalProperties, false);
-      // settings whose absence means "off": the local embedder, the embedded index, no API keys
+      // settings whose absence means "off": the local embedder, the embedded index, no API keys, the shipped tool-need model
       const unsetMeansOff = new Set([
+        "ROUTER_TOOL_NEED_MODEL",
         "EMBEDDINGS_BASE_URL",
         "EMBEDDINGS_API_KEY",
         "EMBEDDINGS_MODEL",

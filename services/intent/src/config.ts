@@ -25,3 +25,9 @@ export interface Config {
   /** @default false */
   INTENT_DOMAIN_FILTER: boolean;
 }
+
+/** The settings with every default applied, for tests and for callers that build a Config by hand. */
+export const defaultConfig: Config = {
+  INTENT_MAX_QUERY_TURNS: configSchema.properties.INTENT_MAX_QUERY_TURNS.default,
+  INTENT_DOMAIN_FILTER: configSchema.properties.INTENT_DOMAIN_FILTER.default,
+};

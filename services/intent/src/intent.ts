@@ -17,7 +17,7 @@ import {
   TurnSchema,
 } from "@switchyard/packet";
 import type { Packet, StageOutcome, ToolRoutingState, Turn } from "@switchyard/packet";
-import { buildQuery, isAnaphoric } from "@switchyard/request-text";
+import { buildQuery, isAnaphoric, lowerWords, stripSmalltalk, viewsOf } from "@switchyard/request-text";
 import type { Config } from "./config.js";
 import { detectToolNeed } from "./detect.js";
 import { detectDomains } from "./domains.js";
@@ -78,8 +78,9 @@ function firstPass(packet: Packet, config: Config, catalog: IntentCatalog): Stag
   const need = decideToolNeed(prompt, content.history, catalog);
   intent.detectedBy = need.rule;
   intent.domains = detectDomains(prompt, content.history);
+  const verdict = verdictOf(need, prompt);
 
-  if (!need.needsTool) {
+  if (verdict === "chat") {
     intent.userIntent = "chat";
     routing.needsTool = false;
     routing.routingRequested = false;
@@ -95,20 +96,46 @@ function firstPass(packet: Packet, config: Config, catalog: IntentCatalog): Stag
   intent.steps = steps;
   intent.stepIndex = 0;
   intent.query = queryFor(packet, config);
-  routing.needsTool = true;
+  // Undecided: routed with needsTool false, so the router's tool-need gate decides (and sets it when a tool is needed).
+  routing.needsTool = verdict === "tool";
   routing.routingRequested = true;
   routing.executionStatus = Status.PENDING;
   const restricted = restrictToDetectedDomains(packet, config);
   const domains = intent.domains.length > 0 ? `; domains: ${intent.domains.join(", ")}` : "";
+  const verdictNote =
+    verdict === "tool" ? `tool needed (${need.rule})` : `tool need undecided (${need.rule}), the router decides`;
   addReflection(packet, {
     step: REFLECTION_STEP,
     summary:
-      `tool needed (${need.rule}); ${plural(steps.length, "step")}: ${numbered(steps)}; ` +
+      `${verdictNote}; ${plural(steps.length, "step")}: ${numbered(steps)}; ` +
       `routing step 1 with query ${JSON.stringify(intent.query)}${domains}${restricted ? " (routing restricted to them)" : ""}`,
   });
   packet.state = Packet_State.ROUTING;
   return { next: "route" };
 }
+
+/**
+ * What the rules settle: "tool" for a request they recognise, "chat" for an
+ * empty turn, small talk with at most SMALLTALK_TAIL_WORDS words after the
+ * opener ("thanks, that was helpful!") and opinion questions; everything
+ * else ("undecided": no indicator, how-to and explain questions, a greeting
+ * before a real message) goes to the router, whose tool-need gate weighs the
+ * words against the catalog. How-to questions are not settled as chat: on
+ * MetaTool most of them ask for what a tool does ("how can I find cheap
+ * flights?").
+ */
+export function verdictOf(need: ToolNeed, prompt: string): "tool" | "chat" | "undecided" {
+  if (need.needsTool) return "tool";
+  if (need.rule === "default:empty" || need.rule.startsWith("opinion:")) return "chat";
+  if (need.rule.startsWith("smalltalk:")) {
+    const { rest } = stripSmalltalk(viewsOf(prompt).masked);
+    if (lowerWords(rest).length <= SMALLTALK_TAIL_WORDS) return "chat";
+  }
+  return "undecided";
+}
+
+/** Words small talk may carry after its opener and still be only small talk. */
+const SMALLTALK_TAIL_WORDS = 3;
 
 function reinjectedPass(packet: Packet, config: Config): StageOutcome {
   const intent = intentOf(packet);

@@ -14,7 +14,8 @@ import {
 } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
 import type { Config } from "../src/config.js";
-import { intentStage } from "../src/intent.js";
+import { detectToolNeed } from "../src/detect.js";
+import { intentStage, verdictOf } from "../src/intent.js";
 
 const config: Config = { INTENT_MAX_QUERY_TURNS: 2, INTENT_DOMAIN_FILTER: false };
 
@@ -52,6 +53,26 @@ describe("intent", () => {
     assert.match(lastReflection(packet).summary, /no tool needed \(smalltalk:thanks\): small talk/);
   });
 
+  const verdicts: [string, "tool" | "chat" | "undecided"][] = [
+    ["read notes/a.md", "tool"],
+    ["", "chat"],
+    ["thanks, that was helpful!", "chat"],
+    ["hi there", "chat"],
+    ["what do you think about Rust?", "chat"],
+    ["Hello! I'm planning a trip to London and would love to catch a musical", "undecided"],
+    ["how can I find cheap flights to Rome?", "undecided"],
+    ["write a poem about the sea", "undecided"],
+  ];
+  for (const [message, expected] of verdicts) {
+    it(`intent - the rules settle ${JSON.stringify(message)} as ${expected}`, () => {
+      assert.equal(verdictOf(detectToolNeed(message), message), expected);
+      const packet = newPacket({ message });
+      const outcome = intentStage(packet, config);
+      assert.deepEqual(outcome, expected === "chat" ? { done: true } : { next: "route" });
+      assert.equal(packet.toolRouting!.needsTool, expected === "tool");
+    });
+  }
+
   it("intent - a tool request is split into steps and sent to the router with the first step's query", () => {
     const packet = newPacket({ message: "read notes/a.md, then delete it" });
     assert.deepEqual(intentStage(packet, config), { next: "route" });
@@ -86,9 +107,13 @@ describe("intent", () => {
     assert.equal(packet.intent!.detectedBy, "context:verb:run+object");
     assert.equal(packet.intent!.query, "run the tests\ndo it again\ndo it again");
 
+    // After chat, no rule settles "do it again": the router's tool-need gate decides.
     const chat = newPacket({ message: "do it again", history: [create(TurnSchema, { role: Turn_Role.USER, content: "write a haiku" })] });
-    assert.deepEqual(intentStage(chat, config), { done: true });
+    assert.deepEqual(intentStage(chat, config), { next: "route" });
     assert.equal(chat.intent!.detectedBy, "default:no-indicator");
+    assert.equal(chat.toolRouting!.needsTool, false);
+    assert.equal(chat.toolRouting!.routingRequested, true);
+    assert.match(lastReflection(chat).summary, /tool need undecided \(default:no-indicator\), the router decides/);
   });
 
   it("intent - reinjection walks the steps, clears the step's fields, and ends with all steps done", () => {

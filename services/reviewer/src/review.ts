@@ -6,8 +6,8 @@
  *    never executed (SKIPPED, packet COMPLETED), whatever LOW_CONFIDENCE_ACTION says.
  * 2. Code checks (findings): arguments that fail the tool's inputSchema (missing, of the wrong
  *    type, out of range); the request's verb contradicting the tool (asks to delete/write/create/
- *    move/run but the tool only reads, or asks to read/show/list but the tool writes). Any
- *    finding means not approved.
+ *    move/run but the tool only reads, as its name says, or asks to read/show/list but the tool
+ *    writes). Any finding means not approved.
  * 3. The Reviewer (heuristic or model) gives { approved, confidence, reasoning }; not approved,
  *    by it or by a finding, caps confidence at 0.5 (seed 000 §4.1).
  * 4. Not approved, or confidence below REVIEW_CONFIDENCE_THRESHOLD: LOW_CONFIDENCE_ACTION "skip"
@@ -19,7 +19,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { addReflection, finish, Packet_State, routingOf, ToolDefinition_SideEffect, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, SelectedTool, StageOutcome, ToolDefinition } from "@switchyard/packet";
-import { requestTexts, requestVerbs } from "@switchyard/request-text";
+import { changesThings, requestTexts, requestVerbs, toolActions } from "@switchyard/request-text";
 import { checkArguments } from "./check-args.js";
 import type { Config } from "./config.js";
 import { heuristicReview } from "./heuristic-reviewer.js";
@@ -62,7 +62,7 @@ export function prepareReview(packet: Packet): ReviewRequest | { rejected: strin
   const text = requestText(packet);
   // A tightened class is no finding: the call may go on, but policy treats it by its name's stricter class.
   const { sideEffect } = effectiveSideEffect(tool);
-  const findings = [...argumentFindings(tool, selected), ...contradictionFindings(text, selected.toolName, sideEffect)];
+  const findings = [...argumentFindings(tool, selected), ...contradictionFindings(text, tool, sideEffect)];
   return { text, selected, tool, sideEffect, findings };
 }
 
@@ -155,9 +155,17 @@ function argumentFindings(tool: ToolDefinition, selected: SelectedTool): Finding
   ];
 }
 
-function contradictionFindings(text: string, toolName: string, sideEffect: ToolDefinition_SideEffect): Finding[] {
+/**
+ * The request's verbs against what the tool does. "Only reads" needs the tool's own name to
+ * say so (read_text_file, get_weather): READ is also what a catalog that never classified its
+ * tools sends (the proto's zero value), and "HeyGen" or "TicTacToe" say nothing either way.
+ */
+function contradictionFindings(text: string, tool: ToolDefinition, sideEffect: ToolDefinition_SideEffect): Finding[] {
+  const toolName = tool.name;
   const { changing, looking } = requestVerbs(text);
-  if (changing.length > 0 && looking.length === 0 && sideEffect === ToolDefinition_SideEffect.READ) {
+  const namedActions = [...toolActions(tool.serverToolName || tool.name)];
+  const readsByName = namedActions.length > 0 && !namedActions.some(changesThings);
+  if (changing.length > 0 && looking.length === 0 && sideEffect === ToolDefinition_SideEffect.READ && readsByName) {
     return [{ kind: "contradiction", detail: `The request asks to ${unique(changing).join("/")}, but ${toolName} only reads.` }];
   }
   if (looking.length > 0 && changing.length === 0 && sideEffect === ToolDefinition_SideEffect.WRITE) {

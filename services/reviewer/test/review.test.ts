@@ -106,6 +106,14 @@ describe("reviewer - reviewStage", () => {
     assert.match(lastReflection(packet).summary, /Skipped filesystem\.read_text_file, not approved: The request asks to delete, but filesystem\.read_text_file only reads/);
   });
 
+  it("reviewer - a tool whose name says nothing of what it does is not taken to only read", () => {
+    // READ is also what a catalog that never classified its tools sends: "HeyGen" may well create the video.
+    const heygen = create(RoutingCandidateSchema, { tool: { name: "heygen", description: "Create spokesperson videos." }, score: 0.6 });
+    const packet = selected("create a spokesperson video for our product", [heygen], "heygen", {}, 0.8);
+    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+    assert.doesNotMatch(routingOf(packet).reviewReasoning, /only reads/);
+  });
+
   it("reviewer - 'show' answered with a write tool is not executed", () => {
     const packet = selected("show notes/todo.md", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/todo.md", content: "x" }, 0.9);
     reviewStage(packet, config);

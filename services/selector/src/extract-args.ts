@@ -3,10 +3,12 @@
  * property names, descriptions, types, enums and bounds. It never invents a value: what the
  * request does not say stays unfilled, and required properties left unfilled are reported as missing.
  */
-import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
 import { nameWords, scanMessage } from "@switchyard/request-text";
 import type { MessageScan, PathRef, Quote, Span } from "@switchyard/request-text";
 import { requiredProperties } from "@switchyard/tool-schema";
+import { fillRequired } from "./fill-required.js";
+import { asArray, asObject, typeOf } from "./json-schema.js";
 
 export interface Extraction {
   /** The arguments found, by property name. */
@@ -44,6 +46,10 @@ interface Property {
 }
 
 const PATH_WORDS = new Set(["path", "paths", "file", "files", "filename", "filenames", "filepath", "source", "src", "destination", "dest", "directory", "directories", "dir", "dirs", "folder"]);
+/** Path words that also name the ends of a trip or a conversion ("source_currency", "destination"). */
+const TRIP_WORDS = new Set(["source", "src", "destination", "dest"]);
+// A description that speaks of files: "path", "file", "directory", "folder".
+const PATH_DESCRIPTION = /\b(?:path|file|files|directory|directories|folder|folders|filename)\b/;
 const SOURCE_WORDS = new Set(["source", "src", "from", "origin", "old"]);
 const DESTINATION_WORDS = new Set(["destination", "dest", "target", "to", "new", "output"]);
 /** A Map, so that property words such as "constructor" find nothing. */
@@ -84,7 +90,8 @@ const QUERY_PHRASE = /\b(?:for|about|matching|mentioning)\s+(.+?)(?:\s+(?:in|und
 // A name introduced by "named" or "called": "an entity named Alice".
 const NAMED = /\b(?:named|called)\s+([^\s,.;:!?]+)/i;
 // A command after "run"/"execute": "run ls -la", "execute the command make test".
-const COMMAND_PHRASE = /\b(?:run|execute|exec)\s+(?:the\s+)?(?:command\s+|script\s+)?(.+?)[\s.!]*$/is;
+// … or one the request introduces as a command: "using the command netsh wlan disconnect", "the command called start calc".
+const COMMAND_PHRASE = /\b(?:run|execute|exec)\s+(?:the\s+)?(?:command\s+|script\s+)?(.+?)[\s.!]*$|\bcommand(?:\s+called)?\s+(?!is\b|to\b|that\b)(.+?)[\s.!]*$/is;
 // Characters that give a word special meaning in a RegExp, escaped before building one from a cue word.
 const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\]/g;
 
@@ -104,6 +111,10 @@ export function extractFromScan(scan: MessageScan, inputSchema: JsonObject): Ext
   fillNumbers(state, properties);
   fillEnums(state, properties);
   fillBooleans(state, properties);
+  // Required arguments still empty: any value the request names that fits (fill-required.ts); paths,
+  // written content and commands are never guessed.
+  const open = properties.filter((p) => p.required && !(p.name in state.args) && !explicitOnly(p)).map((p) => p.name);
+  if (open.length > 0) Object.assign(state.args, fillRequired(scan, inputSchema, state.args, open));
 
   const filled = properties.filter((p) => p.name in state.args).map((p) => p.name);
   const missing = requiredNames(inputSchema, properties).filter((name) => !(name in state.args));
@@ -113,6 +124,23 @@ export function extractFromScan(scan: MessageScan, inputSchema: JsonObject): Ext
   const total = scan.paths.reduce((sum, p) => sum + weight(p), 0);
   const pathUse = total === 0 ? 1 : scan.paths.filter(used).reduce((sum, p) => sum + weight(p), 0) / total;
   return { args: state.args, missing, filled, unusedPaths, pathUse };
+}
+
+/**
+ * Properties the generic pass leaves alone: a guessed path, or content or a command (as the
+ * property's own name says: "content", "command"), would do harm.
+ */
+function explicitOnly(prop: Property): boolean {
+  const words = nameWords(prop.name);
+  if (prop.kind.kind === "path" || prop.kind.kind === "paths") {
+    // A path by its name ("path", "filename"), or by a name that may be one ("source", "destination") and a
+    // description that says so; "the destination city" or "the currency you convert from" may be anything.
+    if (words.some((w) => PATH_WORDS.has(w) && !TRIP_WORDS.has(w))) return true;
+    const description = typeof prop.schema["description"] === "string" ? prop.schema["description"].toLowerCase() : "";
+    if (words.some((w) => TRIP_WORDS.has(w)) && (description === "" || PATH_DESCRIPTION.test(description))) return true;
+  }
+  const role = roleOf(words);
+  return role === "content" || role === "command";
 }
 
 class FillState {
@@ -320,7 +348,10 @@ function textFallback(role: TextRole, scan: MessageScan, state: FillState): stri
       return phrase;
     }
     case "command":
-      return COMMAND_PHRASE.exec(unquotedText)?.[1]?.trim() || undefined;
+    {
+      const m = COMMAND_PHRASE.exec(unquotedText);
+      return (m?.[1] ?? m?.[2])?.trim() || undefined;
+    }
     case "content":
       return undefined;
   }
@@ -442,20 +473,4 @@ function lastWordIndex(text: string, word: string, end: number): number {
   // Every whole-word occurrence of the preposition; the last one before the target wins.
   const matches = [...text.slice(0, end).matchAll(new RegExp(`\\b${escaped}\\b`, "gi"))];
   return matches.length > 0 ? matches[matches.length - 1]!.index : end;
-}
-
-function typeOf(schema: JsonObject): string | undefined {
-  const type = schema["type"];
-  if (typeof type === "string") return type;
-  // ["string", "null"]: the first non-null type.
-  if (Array.isArray(type)) return type.find((t): t is string => typeof t === "string" && t !== "null");
-  return undefined;
-}
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? value : undefined;
-}
-
-function asArray(value: JsonValue | undefined): JsonValue[] | undefined {
-  return Array.isArray(value) ? value : undefined;
 }

@@ -69,7 +69,8 @@ const rows: Row[] = [
   { name: "a number within bounds", tool: "everything.get-resource-links", message: "get 5 resource links", args: { count: 5 } },
   { name: "a number above maximum is left out", tool: "everything.get-resource-links", message: "get 50 resource links", args: {} },
   { name: "numbers by their description words", tool: "everything.trigger-long-running-operation", message: "run a long operation for 30 seconds with 3 steps", args: { duration: 30, steps: 3 } },
-  { name: "two uncued numbers are not guessed", tool: "everything.get-sum", message: "add 3 and 5", args: {}, missing: ["a", "b"] },
+  // Required numbers no word cues are taken in the order the request gives them, the schema's order.
+  { name: "two uncued required numbers in order", tool: "everything.get-sum", message: "add 3 and 5", args: { a: 3, b: 5 } },
   // Enums and booleans
   { name: "an enum value with a space", tool: "everything.get-structured-content", message: "what is the weather in new york", args: { location: "New York" } },
   { name: "enum cued among two values", tool: "filesystem.list_directory_with_sizes", message: "list notes/ by name or size, sorted by size", args: { path: "notes/", sortBy: "size" } },

@@ -1,0 +1,83 @@
+/**
+ * The product's own pipeline, in process: intent → route → select → review on
+ * a packet built with `newPacket`, each stage the service's own stage
+ * function with its default settings. The benchmark's "no tool" answer is
+ * what this pipeline decides for a case (`PipelineOutcome.noTool`).
+ */
+import type { BenchCase } from "@switchyard/bench-data";
+import { defaultConfig as routerDefaults, routeStage, routeWithFallback } from "@switchyard/embedding-router";
+import type { Config as RouterConfig, RouterCatalog } from "@switchyard/embedding-router";
+import { defaultConfig as intentDefaults, intentStage } from "@switchyard/intent";
+import type { Config as IntentConfig } from "@switchyard/intent";
+import { newPacket, Packet_State, routingOf } from "@switchyard/packet";
+import type { Packet, StageOutcome, ToolDefinition } from "@switchyard/packet";
+import type { ToolIndex, ToolNeedScorer } from "@switchyard/retrieval";
+import { defaultConfig as reviewerDefaults, prepareReview, reviewStage } from "@switchyard/reviewer";
+import type { Config as ReviewerConfig } from "@switchyard/reviewer";
+import { defaultConfig as selectorDefaults, selectStage } from "@switchyard/selector";
+import type { Config as SelectorConfig } from "@switchyard/selector";
+
+export interface PipelineDeps {
+  /** The router's index, holding `tools`. */
+  index: ToolIndex;
+  /** The catalog. */
+  tools: readonly ToolDefinition[];
+  /** The route stage's tool-need model; absent: the built-in one. */
+  toolNeed?: ToolNeedScorer;
+  /** Settings of each stage; absent: the service's defaults. */
+  intent?: IntentConfig;
+  router?: RouterConfig;
+  selector?: SelectorConfig;
+  reviewer?: ReviewerConfig;
+}
+
+export type PipelineStage = "intent" | "route" | "select" | "review";
+
+export interface PipelineOutcome {
+  /**
+   * The product's "no tool" answer: the packet ended because no tool is needed (intent's
+   * rules, the router's floor and tool-need gate, no selection), or because the selected call
+   * cannot be made as asked (the reviewer's code checks: required arguments missing or
+   * invalid, the tool contradicting the request). A call the reviewer skipped only for a
+   * confidence below its threshold is not a "no tool" answer: a tool was needed, the pipeline
+   * was not sure enough of the call (`toolCall` is false for it).
+   */
+  noTool: boolean;
+  /** True when the packet ended with a tool call approved to run (run, dry-run, or waiting for the user's approval). */
+  toolCall: boolean;
+  /** The stage that ended the packet (review when a call was approved). */
+  endedAt: PipelineStage;
+  /** The selected tool, when one was. */
+  tool?: string;
+  packet: Packet;
+}
+
+/**
+ * Runs one case through the pipeline. Its `candidates`, where it has them
+ * (BFCL), are the request's allow-list: BFCL's labels hold within them.
+ */
+export async function runPipeline(c: Pick<BenchCase, "query" | "candidates">, deps: PipelineDeps): Promise<PipelineOutcome> {
+  const packet = newPacket({ message: c.query, allowedTools: c.candidates ?? [] });
+  const ended = (endedAt: PipelineStage): PipelineOutcome => ({ noTool: true, toolCall: false, endedAt, tool: routingOf(packet).selectedTool?.toolName, packet });
+
+  const names = deps.tools.map((t) => t.name);
+  if (isDone(intentStage(packet, deps.intent ?? intentDefaults, { toolNames: () => names }))) return ended("intent");
+
+  const routerConfig = deps.router ?? routerDefaults();
+  const catalog: RouterCatalog = { core: () => deps.tools.filter((t) => t.core), all: () => [...deps.tools] };
+  const route = (req: Parameters<typeof routeWithFallback>[2]) => routeWithFallback(deps.index, catalog, req, routerConfig);
+  const toolNeed = { threshold: routerConfig.ROUTER_TOOL_NEED_THRESHOLD, ...(deps.toolNeed ? { model: deps.toolNeed } : {}) };
+  if (isDone(await routeStage(packet, { route, toolNeed }))) return ended("route");
+
+  if (isDone(selectStage(packet, deps.selector ?? selectorDefaults))) return ended("select");
+
+  const checked = prepareReview(packet);
+  const refused = "rejected" in checked || checked.findings.length > 0;
+  const reviewed = reviewStage(packet, deps.reviewer ?? reviewerDefaults);
+  const toolCall = !isDone(reviewed) || packet.state === Packet_State.AWAITING_APPROVAL;
+  return { noTool: !toolCall && refused, toolCall, endedAt: "review", tool: routingOf(packet).selectedTool?.toolName, packet };
+}
+
+function isDone(outcome: StageOutcome): boolean {
+  return "done" in outcome && outcome.done === true;
+}

@@ -1,0 +1,34 @@
+import { create } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { BenchCase, BenchDataset } from "@switchyard/bench-data";
+import { ToolDefinitionSchema } from "@switchyard/packet";
+
+/** A tiny benchmark in the shared format: four tools, cases with and without an expected tool, BFCL-style candidates. */
+export const TINY_TOOLS: { name: string; description: string; inputSchema: JsonObject }[] = [
+  {
+    name: "weather_forecast",
+    description: "Weather forecast for a city: temperature, rain and wind for the next days.",
+    inputSchema: { type: "object", properties: { city: { type: "string", description: "City name" } } },
+  },
+  { name: "stock_quote", description: "Current stock price for a ticker symbol.", inputSchema: {} },
+  { name: "translate_text", description: "Translate text from one language to another.", inputSchema: {} },
+  { name: "read_file", description: "Read the contents of a file from disk.", inputSchema: {} },
+];
+
+export const TINY_CASES: BenchCase[] = [
+  { id: "1", query: "What will the weather be in Paris tomorrow?", expected: ["weather_forecast"] },
+  { id: "2", query: "Get me the stock price of ACME", expected: ["stock_quote"] },
+  { id: "3", query: "Translate 'good morning' into Spanish", expected: ["translate_text"] },
+  { id: "4", query: "Read the file notes/todo.md and then translate it to French", expected: ["read_file", "translate_text"] },
+  { id: "5", query: "Tell me a joke about penguins", expected: [] },
+  // BFCL-style: the label holds within the candidates, where no tool fits
+  { id: "6", query: "Will it rain in Oslo this weekend?", expected: [], candidates: ["stock_quote", "read_file"] },
+];
+
+export function tinyDataset(): BenchDataset {
+  return {
+    name: "tiny",
+    tools: TINY_TOOLS.map((t) => create(ToolDefinitionSchema, t)),
+    cases: TINY_CASES,
+  };
+}

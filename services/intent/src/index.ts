@@ -1,0 +1,7 @@
+// The intent stage as a library, for callers that run the pipeline in process (bench/); main.ts wires it to NATS.
+export { decideToolNeed, intentStage, REFLECTION_STEP, verdictOf } from "./intent.js";
+export type { IntentCatalog } from "./intent.js";
+export { configSchema, defaultConfig } from "./config.js";
+export type { Config } from "./config.js";
+export { detectToolNeed } from "./detect.js";
+export type { ToolNeed } from "./detect.js";
