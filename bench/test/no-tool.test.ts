@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { benchDir, readBench } from "@switchyard/bench-data";
 import { EmbeddedIndex, LocalEmbedder, mulberry32, shuffleInPlace } from "@switchyard/retrieval";
+import { parseEvalArgs } from "../src/cli-args.js";
 import { NoToolTally } from "../src/metrics.js";
 import { noToolAnswers } from "../src/no-tool.js";
 
@@ -38,4 +39,14 @@ describe("no-tool answer, shipped model, on a sample of the shared split", () =>
       },
     );
   }
+});
+
+describe("no-tool answer, options", () => {
+  it("no-tool - --folds defaults to 5, takes 0 (the shipped model) or 2 and more, and refuses 1", () => {
+    assert.equal(parseEvalArgs([]).folds, 5);
+    assert.equal(parseEvalArgs(["--folds", "0"]).folds, 0);
+    assert.equal(parseEvalArgs(["--folds", "10"]).folds, 10);
+    assert.throws(() => parseEvalArgs(["--folds", "1"]), /--folds must be 0 or a whole number of at least 2/);
+    assert.throws(() => parseEvalArgs(["--folds", "2.5"]), /--folds/);
+  });
 });

@@ -21,7 +21,18 @@ export interface CatalogIndex {
  * of a tool's examples re-indexes that tool. The index re-embeds only tools
  * whose content changed. Resolves once the catalog as it was at start is indexed.
  */
-export async function indexCatalog(catalog: KV, index: ToolIndex, logger: Logger, examples?: KV): Promise<CatalogIndex> {
+export async function indexCatalog(
+  catalog: KV,
+  index: ToolIndex,
+  logger: Logger,
+  examples?: KV,
+  options: { retryMs?: number } = {},
+): Promise<CatalogIndex> {
+  // A tool that fails to index (the embeddings endpoint is down) is tried
+  // again with backoff, so the router does not stay without it until the
+  // catalog happens to change.
+  const retryMs = options.retryMs ?? 5000;
+  const retries = new Map<string, NodeJS.Timeout>();
   const core = new Map<string, ToolDefinition>();
   /** By name, as indexed: with the stored examples. */
   const tools = new Map<string, ToolDefinition>();
@@ -42,7 +53,26 @@ export async function indexCatalog(catalog: KV, index: ToolIndex, logger: Logger
     tools.set(tool.name, merged);
     if (tool.core) core.set(tool.name, merged);
     else core.delete(tool.name);
-    track(index.upsert([merged]), `upsert of ${tool.name}`);
+    upsert(key, merged, 0);
+  };
+  const upsert = (key: string, tool: ToolDefinition, attempt: number) => {
+    clearTimeout(retries.get(key));
+    retries.delete(key);
+    const work = index.upsert([tool]).then(
+      () => undefined,
+      (error: unknown) => {
+        const delay = Math.min(60_000, retryMs * 2 ** attempt);
+        logger.warn({ err: error, tool: tool.name, retryInMs: delay }, "indexing a tool failed; it will be tried again");
+        const timer = setTimeout(() => {
+          retries.delete(key);
+          // Only if no newer version of the tool has been indexed meanwhile.
+          if (tools.get(tool.name) === tool) upsert(key, tool, attempt + 1);
+        }, delay);
+        timer.unref();
+        retries.set(key, timer);
+      },
+    );
+    if (loading) pending.push(work);
   };
   // Examples first, so that the catalog's first load indexes each tool once, with them.
   const exampleFollower = examples
@@ -79,6 +109,7 @@ export async function indexCatalog(catalog: KV, index: ToolIndex, logger: Logger
     all: () => [...tools.values()],
     has: (name) => tools.has(name),
     stop: () => {
+      for (const timer of retries.values()) clearTimeout(timer);
       follower.stop();
       exampleFollower?.stop();
     },

@@ -5,7 +5,7 @@ import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket, respondError, ROUTE_SUBJEC
 import { readConfig } from "@switchyard/config";
 import { RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
 import { buildQuery } from "@switchyard/request-text";
-import { QdrantIndex } from "@switchyard/retrieval";
+import { QdrantIndex, ToolNeedModel } from "@switchyard/retrieval";
 import { drainOnSignals, runStage, startService } from "@switchyard/runtime";
 import { indexCatalog } from "./catalog-index.js";
 import { serveLearning } from "./learning-endpoints.js";
@@ -68,5 +68,10 @@ const learning = serveLearning({
 service.onStop(() => learning.drain());
 drainOnSignals(service);
 
-await runStage(service, "route", (packet) => routeStage(packet, { route }));
+// The tool-need gate: the shipped model unless ROUTER_TOOL_NEED_MODEL names another (read once, at start).
+const toolNeed = {
+  threshold: config.ROUTER_TOOL_NEED_THRESHOLD,
+  model: config.ROUTER_TOOL_NEED_MODEL ? ToolNeedModel.read(config.ROUTER_TOOL_NEED_MODEL) : undefined,
+};
+await runStage(service, "route", (packet) => routeStage(packet, { route, toolNeed }));
 service.setReady(true, { tools: index.size });

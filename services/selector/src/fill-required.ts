@@ -6,14 +6,18 @@
  * - an enum takes the value the request mentions (case, "_" and "-" aside);
  * - a number or integer takes a number, preferably one next to the property's own words
  *   ("2 bedrooms"), else the next unused one;
- * - a string takes, by what its name or description says it holds: a date, a time, a link, an
- *   e-mail address, a place ("from Boston" for an origin, "to Chicago" for a destination, "in
- *   Delhi" for a city), an identifier, a math expression, or a name; a value right after or
- *   before the property's own words ("namespace cascade-sandbox", "the employees database")
- *   comes first, and an example value the description lists ("e.g. strategy, family") that
- *   the request uses wins over everything. A free-text property (a query, a question, a
- *   message) takes a quoted phrase, the phrase after "for"/"about", or else the request itself;
- * - an array takes every unused number or name of its item type;
+ * - a string takes, by what its name (its last word first) or description says it holds: a
+ *   date, a time, a link, an e-mail address, a place ("from Boston" for an origin, "to Chicago"
+ *   for a destination, "in Delhi" or "in berkeley" for a city, the "Australia" of "Sydney,
+ *   Australia" for a country), an identifier, a math expression, or a name. A value right
+ *   after or before the property's own words comes first ("project id SUPERFANCY"), except
+ *   that a name takes, before anything else, the word before the noun a kind-of property
+ *   qualifies ("Type of the instrument": "an acoustic instrument") or an example its
+ *   description lists that the request uses ("e.g. strategy, family"); failing all, the word
+ *   next to the property's own ("easy mode", "namespace cascade-sandbox"). A free-text property (a query, a
+ *   question) takes a quoted phrase, the phrase after "for"/"about", or else a name;
+ * - an array takes a bracketed list, else every unused number or name of its item type, or
+ *   the enum values the request mentions;
  * - anything still empty takes the schema's `default`, if it gives one.
  *
  * What the request does not name stays empty, so the reviewer still refuses a call whose

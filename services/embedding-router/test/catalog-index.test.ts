@@ -1,0 +1,57 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { openBucket, putTool } from "@switchyard/bus";
+import { startLocalNats } from "@switchyard/local-nats";
+import type { LocalNats } from "@switchyard/local-nats";
+import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
+import type { Embedder } from "@switchyard/retrieval";
+import { createLogger } from "@switchyard/telemetry";
+import { filesystemTools } from "@switchyard/test-fixtures";
+import { indexCatalog } from "../src/catalog-index.js";
+
+/** The local embedder behind a switch: while `down`, every call fails as an unreachable endpoint would. */
+class SwitchableEmbedder implements Embedder {
+  private readonly inner = new LocalEmbedder();
+  readonly id = this.inner.id;
+  readonly dimensions = this.inner.dimensions;
+  down = true;
+  embed(texts: string[]) {
+    return this.down ? Promise.reject(new Error("embeddings endpoint unreachable")) : this.inner.embed(texts);
+  }
+}
+
+describe("catalog index", () => {
+  let server: LocalNats;
+  let nc: NatsConnection;
+
+  before(async () => {
+    server = await startLocalNats();
+    nc = await connect({ servers: server.url });
+  });
+
+  after(async () => {
+    await nc?.close();
+    await server?.stop();
+  });
+
+  it("catalog index - tools that failed to index while the embedder was down are indexed once it is back", async () => {
+    const catalog = await openBucket(nc, "catalog-retry-test");
+    const tools = filesystemTools().slice(0, 3);
+    for (const tool of tools) await putTool(catalog, tool);
+    const embedder = new SwitchableEmbedder();
+    const index = new EmbeddedIndex(embedder);
+    const indexed = await indexCatalog(catalog, index, createLogger("catalog-index-test", "silent"), undefined, { retryMs: 50 });
+    try {
+      assert.equal(index.size, 0, "nothing could be embedded");
+      assert.equal(indexed.all().length, 3, "the catalog is still known");
+      embedder.down = false;
+      const deadline = Date.now() + 5000;
+      while (index.size < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      assert.equal(index.size, 3);
+    } finally {
+      indexed.stop();
+    }
+  });
+});
