@@ -16,6 +16,7 @@ import { Ajv } from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 
 export interface ArgumentError {
@@ -43,6 +44,8 @@ const options = { strict: false, allErrors: true, validateSchema: false } as con
 const draft07 = new Ajv(options);
 const draft2019 = new Ajv2019(options);
 const draft2020 = new Ajv2020(options);
+// "date", "email", "uri"… are checked as JSON Schema defines them, not ignored with a warning.
+for (const ajv of [draft07, draft2019, draft2020]) addFormats.default(ajv);
 
 // The 2020-12 and 2019-09 meta-schema URIs, as "$schema" names them.
 const DRAFT_2020 = /draft\/2020-12\/schema/;
