@@ -1,11 +1,7 @@
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
-import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { ToolDefinitionSchema } from "@switchyard/packet";
-import { startLocalNats } from "@switchyard/local-nats";
-import type { LocalNats } from "@switchyard/local-nats";
 import {
   addExamples,
   decodeToolExamples,
@@ -24,6 +20,7 @@ import {
   withExamples,
 } from "../src/index.js";
 import type { ToolExamples } from "../src/index.js";
+import { suiteNats } from "@switchyard/test-fixtures";
 
 const TOOL = "filesystem.read_text_file";
 const at = (second: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, second));
@@ -103,21 +100,11 @@ describe("tool examples", () => {
 });
 
 describe("tool examples - the bucket", () => {
-  let server: LocalNats;
-  let nc: NatsConnection;
+  const nats = suiteNats();
 
-  before(async () => {
-    server = await startLocalNats();
-    nc = await connect({ servers: server.url });
-  });
-
-  after(async () => {
-    await nc?.close();
-    await server?.stop();
-  });
 
   it("tool examples - concurrent writers to one tool all land (compare-and-set with retries)", async () => {
-    const bucket = await openBucket(nc, EXAMPLES_BUCKET);
+    const bucket = await openBucket(nats.nc, EXAMPLES_BUCKET);
     const queries = Array.from({ length: 12 }, (_, i) => `query ${i}`);
     await Promise.all(queries.map((q) => updateToolExamples(bucket, TOOL, (current) => learnExample(current, q, 20))));
     const stored = await readToolExamples(bucket, TOOL);
@@ -126,7 +113,7 @@ describe("tool examples - the bucket", () => {
   });
 
   it("tool examples - no change writes nothing; a follower sees every tool's examples, then changes", async () => {
-    const bucket = await openBucket(nc, "examples-follow-test");
+    const bucket = await openBucket(nats.nc, "examples-follow-test");
     await updateToolExamples(bucket, "a.tool", (current) => addExamples(current, ["first"]).next);
     const before = (await bucket.status()).values;
     await updateToolExamples(bucket, "a.tool", () => undefined);

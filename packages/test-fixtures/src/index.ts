@@ -10,3 +10,5 @@ export {
   toolDefinitions,
 } from "./mcp-tools.js";
 export type { McpTool, Server } from "./mcp-tools.js";
+export { suiteNats } from "./suite-nats.js";
+export type { SuiteNats } from "./suite-nats.js";

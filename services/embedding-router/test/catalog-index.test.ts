@@ -1,14 +1,10 @@
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { openBucket, putTool } from "@switchyard/bus";
-import { startLocalNats } from "@switchyard/local-nats";
-import type { LocalNats } from "@switchyard/local-nats";
 import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 import type { Embedder } from "@switchyard/retrieval";
 import { createLogger } from "@switchyard/telemetry";
-import { filesystemTools } from "@switchyard/test-fixtures";
+import { filesystemTools, suiteNats } from "@switchyard/test-fixtures";
 import { indexCatalog } from "../src/catalog-index.js";
 
 /** The local embedder behind a switch: while `down`, every call fails as an unreachable endpoint would. */
@@ -23,21 +19,10 @@ class SwitchableEmbedder implements Embedder {
 }
 
 describe("catalog index", () => {
-  let server: LocalNats;
-  let nc: NatsConnection;
-
-  before(async () => {
-    server = await startLocalNats();
-    nc = await connect({ servers: server.url });
-  });
-
-  after(async () => {
-    await nc?.close();
-    await server?.stop();
-  });
+  const nats = suiteNats();
 
   it("catalog index - tools that failed to index while the embedder was down are indexed once it is back", async () => {
-    const catalog = await openBucket(nc, "catalog-retry-test");
+    const catalog = await openBucket(nats.nc, "catalog-retry-test");
     const tools = filesystemTools().slice(0, 3);
     for (const tool of tools) await putTool(catalog, tool);
     const embedder = new SwitchableEmbedder();

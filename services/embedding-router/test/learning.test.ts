@@ -1,8 +1,6 @@
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
-import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
 import type { KV } from "@nats-io/kv";
 import {
   addExamples,
@@ -25,11 +23,9 @@ import {
   ToolRoutingState_ExecutionStatus as Status,
 } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
-import { startLocalNats } from "@switchyard/local-nats";
-import type { LocalNats } from "@switchyard/local-nats";
 import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 import type { Embedder } from "@switchyard/retrieval";
-import { catalogTool } from "@switchyard/test-fixtures";
+import { catalogTool, suiteNats } from "@switchyard/test-fixtures";
 import { createLogger } from "@switchyard/telemetry";
 import { indexCatalog } from "../src/catalog-index.js";
 import { addToolExamples, applyFeedback, learnFromPacket, lessonOf } from "../src/learning.js";
@@ -87,24 +83,14 @@ describe("learning - what a packet teaches", () => {
 });
 
 describe("learning - the examples bucket and the index", () => {
-  let server: LocalNats;
-  let nc: NatsConnection;
+  const nats = suiteNats();
   let bucket: KV;
   let n = 0;
 
-  before(async () => {
-    server = await startLocalNats();
-    nc = await connect({ servers: server.url });
-  });
-
-  after(async () => {
-    await nc?.close();
-    await server?.stop();
-  });
 
   /** A fresh bucket per test, so tests do not see each other's examples. */
   async function freshBucket(): Promise<KV> {
-    bucket = await openBucket(nc, `${EXAMPLES_BUCKET}-${++n}`);
+    bucket = await openBucket(nats.nc, `${EXAMPLES_BUCKET}-${++n}`);
     return bucket;
   }
 
@@ -181,8 +167,8 @@ describe("learning - the examples bucket and the index", () => {
     const local = new LocalEmbedder();
     const recording: Embedder = { id: local.id, dimensions: local.dimensions, embed: (texts) => (embedded.push(texts), local.embed(texts)) };
     const index = new EmbeddedIndex(recording);
-    const catalog = await openBucket(nc, "catalog-merge-test");
-    const examples = await openBucket(nc, "examples-merge-test");
+    const catalog = await openBucket(nats.nc, "catalog-merge-test");
+    const examples = await openBucket(nats.nc, "examples-merge-test");
     await putTool(catalog, catalogTool({ name: READ, description: "Read a text file", examples: ["read a file"] }));
     await putTool(catalog, catalogTool({ name: LIST, description: "List the entries of a directory" }));
     await updateToolExamples(examples, READ, (current) => addExamples(current, ["show me the shopping list"]).next);
