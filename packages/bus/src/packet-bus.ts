@@ -9,7 +9,7 @@ import { timestampFromMs, timestampNow } from "@bufbuild/protobuf/wkt";
 import { decodePacket, encodePacket, HopSchema } from "@switchyard/packet";
 import type { Packet, Stage } from "@switchyard/packet";
 import { INSTANCE } from "@switchyard/telemetry";
-import { Attr } from "./attributes.js";
+import { packetMessageAttributes } from "./attributes.js";
 import { Headers, hopMessageId } from "./headers.js";
 import { doneSubject, packetSubject } from "./subjects.js";
 import { injectTraceContext } from "./trace-context.js";
@@ -65,15 +65,7 @@ export async function publishPacket(js: JetStreamClient, tracer: Tracer, stage: 
   const msgID = hopMessageId(packetId, hop);
   const span = tracer.startSpan(`send ${subject}`, {
     kind: SpanKind.PRODUCER,
-    attributes: {
-      [Attr.MessagingSystem]: "nats",
-      [Attr.MessagingDestination]: subject,
-      [Attr.MessagingOperationType]: "send",
-      [Attr.MessagingMessageId]: msgID,
-      [Attr.PacketId]: packetId,
-      [Attr.Hop]: hop,
-      [Attr.ReinjectionRound]: packet.toolRouting?.reinjectionCount ?? 0,
-    },
+    attributes: packetMessageAttributes("send", subject, msgID, packet, hop),
   });
   try {
     await context.with(trace.setSpan(context.active(), span), () =>

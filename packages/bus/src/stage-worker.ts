@@ -7,7 +7,7 @@ import type { Tracer } from "@opentelemetry/api";
 import { addReflection, decodePacket, finish, Packet_State } from "@switchyard/packet";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
 import type { Logger } from "@switchyard/telemetry";
-import { Attr } from "./attributes.js";
+import { Attr, packetMessageAttributes } from "./attributes.js";
 import { Headers } from "./headers.js";
 import { publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 import { PACKETS_STREAM } from "./topology.js";
@@ -86,14 +86,8 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
     {
       kind: SpanKind.CONSUMER,
       attributes: {
-        [Attr.MessagingSystem]: "nats",
-        [Attr.MessagingDestination]: subject,
-        [Attr.MessagingOperationType]: "process",
+        ...packetMessageAttributes("process", subject, msg.headers?.get(Headers.MsgId) ?? "", packet, (packet.header?.hop ?? 0) + 1),
         [Attr.MessagingConsumerGroup]: stage,
-        [Attr.MessagingMessageId]: msg.headers?.get(Headers.MsgId) ?? "",
-        [Attr.PacketId]: packet.header?.packetId ?? "",
-        [Attr.Hop]: (packet.header?.hop ?? 0) + 1,
-        [Attr.ReinjectionRound]: packet.toolRouting?.reinjectionCount ?? 0,
         [Attr.Stage]: stage,
       },
     },
