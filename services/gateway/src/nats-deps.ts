@@ -168,16 +168,8 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         pools: input.pools,
         domains: input.domains,
       });
-      let reply;
-      try {
-        reply = await nc.request(ROUTE_SUBJECT, toBinary(RouteRequestSchema, request), { timeout: options.routeTimeoutMs });
-      } catch (error) {
-        throw new GatewayError("unavailable", `no embedding-router answered: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      // NATS micro services report a handler's failure in these headers.
-      const serviceError = reply.headers?.get("Nats-Service-Error");
-      if (serviceError) throw new GatewayError("unavailable", `embedding-router: ${serviceError}`);
-      const { candidates, warnings } = fromBinary(RouteResponseSchema, reply.data);
+      const reply = await askRouter(ROUTE_SUBJECT, toBinary(RouteRequestSchema, request));
+      const { candidates, warnings } = fromBinary(RouteResponseSchema, reply);
       return { candidates, warnings };
     },
 
