@@ -1,8 +1,6 @@
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { KV } from "@nats-io/kv";
-import { DONE_WILDCARD, EXAMPLES_SUBJECT, FEEDBACK_SUBJECT, loadPacket, respondError, RpcError } from "@switchyard/bus";
+import { DONE_WILDCARD, EXAMPLES_SUBJECT, FEEDBACK_SUBJECT, loadPacket } from "@switchyard/bus";
 import {
   AddExamplesRequestSchema,
   AddExamplesResponseSchema,
@@ -13,6 +11,7 @@ import {
 import type { Logger } from "@switchyard/telemetry";
 import { addToolExamples, applyFeedback, learnFromPacket } from "./learning.js";
 import type { LearningSettings } from "./learning.js";
+import { serveRequests } from "./rpc-endpoint.js";
 
 export interface LearningDeps {
   nc: NatsConnection;
@@ -26,9 +25,8 @@ export interface LearningDeps {
   logger: Logger;
 }
 
-/** The queue groups: each finished packet and each request is handled by one router replica. */
+/** The queue group: each finished packet is learned from by one router replica. */
 const LEARN_QUEUE = "embedding-router-learn";
-const RPC_QUEUE = "embedding-router";
 
 /**
  * Learning from use over NATS: finished packets (`switchyard.done.>`, core
@@ -69,34 +67,4 @@ async function learn(deps: LearningDeps, msg: Msg): Promise<void> {
   } catch (error) {
     deps.logger.warn({ err: error, subject: msg.subject }, "could not learn from a finished packet");
   }
-}
-
-/** A request/reply endpoint: decode, handle, answer; an RpcError keeps its code, anything else is a 500. */
-function serveRequests<I extends DescMessage, O extends DescMessage>(
-  deps: LearningDeps,
-  subject: string,
-  input: I,
-  output: O,
-  handle: (request: MessageShape<I>) => Promise<MessageShape<O>>,
-): Subscription {
-  return deps.nc.subscribe(subject, {
-    queue: RPC_QUEUE,
-    callback: (error, msg) => {
-      if (error) return deps.logger.error({ err: error, subject }, "endpoint failed");
-      let request: MessageShape<I>;
-      try {
-        request = fromBinary(input, msg.data);
-      } catch {
-        return respondError(msg, 400, `undecodable ${input.name}`);
-      }
-      handle(request).then(
-        (response) => msg.respond(toBinary(output, response)),
-        (failure: unknown) => {
-          if (failure instanceof RpcError) return respondError(msg, failure.code, failure.message);
-          deps.logger.error({ err: failure, subject }, "request failed");
-          respondError(msg, 500, String(failure));
-        },
-      );
-    },
-  });
 }

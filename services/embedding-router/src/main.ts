@@ -1,7 +1,7 @@
 // Wiring only: settings → tool index fed by the catalog → the route stage and
 // the route-only endpoint → drain on SIGTERM.
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket, respondError, ROUTE_SUBJECT } from "@switchyard/bus";
+import { create } from "@bufbuild/protobuf";
+import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket, ROUTE_SUBJECT } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
 import { RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
 import { buildQuery } from "@switchyard/request-text";
@@ -15,6 +15,7 @@ import { chooseEmbedder } from "./choose-embedder.js";
 import { chooseIndex } from "./choose-index.js";
 import { routeWithFallback } from "./fallback.js";
 import { routeStage } from "./route.js";
+import { serveRequests } from "./rpc-endpoint.js";
 import type { RouteQuery } from "./route.js";
 
 const config = readConfig<Config>(configSchema, process.env);
@@ -35,25 +36,11 @@ const route = async (query: RouteQuery) => {
 };
 
 // Route-only requests: request/reply in a queue group, so replicas share them.
-// Failures answer with the NATS micro-service error headers the gateway reads.
-const routeEndpoint = service.nc.subscribe(ROUTE_SUBJECT, {
-  queue: "embedding-router",
-  callback: (error, msg) => {
-    if (error) return service.logger.error({ err: error }, "route endpoint failed");
-    let request;
-    try {
-      request = fromBinary(RouteRequestSchema, msg.data);
-    } catch {
-      return respondError(msg, 400, "undecodable RouteRequest");
-    }
-    const filter = { names: request.tools, pools: request.pools, domains: request.domains };
-    // The same query the intent stage would build: "turn it off" borrows the turn before.
-    const query = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
-    route({ query, topK: request.topK || undefined, filter }).then(
-      (result) => msg.respond(toBinary(RouteResponseSchema, create(RouteResponseSchema, result))),
-      (failure: unknown) => respondError(msg, 500, String(failure)),
-    );
-  },
+const routeEndpoint = serveRequests(service, ROUTE_SUBJECT, RouteRequestSchema, RouteResponseSchema, async (request) => {
+  const filter = { names: request.tools, pools: request.pools, domains: request.domains };
+  // The same query the intent stage would build: "turn it off" borrows the turn before.
+  const query = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
+  return create(RouteResponseSchema, await route({ query, topK: request.topK || undefined, filter }));
 });
 service.onStop(() => routeEndpoint.drain());
 // Learning from finished packets, feedback and hand-added examples (learning.ts).
