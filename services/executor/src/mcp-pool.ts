@@ -10,7 +10,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
-import type { ServerConfig, SideEffectName } from "./servers-config.js";
+import type { ServerConfig, SideEffectName, ToolOverrides } from "./servers-config.js";
 
 /** The part of a pino logger the pool uses; the pool logs nothing unless given one. */
 export interface PoolLogger {
@@ -241,7 +241,6 @@ function toDefinitions(config: ServerConfig, tools: Tool[], logger: PoolLogger |
   const named = [
     ...config.exclude.map((tool) => ["exclude", tool] as const),
     ...config.core.map((tool) => ["core", tool] as const),
-    ...Object.keys(config.sideEffects).map((tool) => ["sideEffects", tool] as const),
     ...Object.keys(config.tools).map((tool) => ["tools", tool] as const),
   ];
   for (const [setting, tool] of named) {
@@ -255,7 +254,7 @@ function toDefinitions(config: ServerConfig, tools: Tool[], logger: PoolLogger |
         name: `${config.name}.${tool.name}`,
         description: tool.description ?? tool.title ?? tool.annotations?.title ?? "",
         inputSchema: toJsonValue(tool.inputSchema) as JsonObject,
-        sideEffect: sideEffectOf(tool, config.sideEffects[tool.name]),
+        sideEffect: sideEffectOf(tool, config.tools[tool.name]),
         server: config.name,
         serverToolName: tool.name,
         core: config.core.includes(tool.name),
@@ -267,15 +266,39 @@ function toDefinitions(config: ServerConfig, tools: Tool[], logger: PoolLogger |
 }
 
 /**
- * The config's word wins. Otherwise only a tool that declares itself read-only
- * (`readOnlyHint: true`) counts as READ; `destructiveHint`, `readOnlyHint: false`
- * and no annotations at all count as WRITE, the safe default, because the
- * reviewer asks for approval before write tools. Annotations cannot say
- * EXECUTE; only the config can.
+ * A tool's side-effect class, which the reviewer's policy acts on. The config
+ * is the operator's word and wins; a server's annotations are only hints, read
+ * strictly. First matching row:
+ *
+ * | config (`tools.<tool>:`)             | annotations                                  | class   |
+ * | ------------------------------------ | -------------------------------------------- | ------- |
+ * | `side_effect: X` (or `sideEffects`)  | any                                          | X       |
+ * | `requires_approval: false`           | any                                          | READ    |
+ * | `requires_approval: true`            | as below, but READ becomes WRITE             | ≥ WRITE |
+ * | nothing                              | `readOnlyHint: true`, not `destructiveHint`  | READ    |
+ * | nothing                              | `destructiveHint` and `openWorldHint` true   | EXECUTE |
+ * | nothing                              | anything else, none at all included          | WRITE   |
+ *
+ * `readOnlyHint` together with `destructiveHint: true` contradicts itself, so
+ * the read-only claim is not believed. MCP's defaults for a tool without hints
+ * are destructive and open-world, but only explicit hints make EXECUTE: an
+ * unannotated tool is WRITE, so plain servers stay usable once writes are allowed.
  */
-export function sideEffectOf(tool: Pick<Tool, "annotations">, override?: SideEffectName): ToolDefinition_SideEffect {
-  if (override !== undefined) return SIDE_EFFECTS[override];
-  return tool.annotations?.readOnlyHint === true ? ToolDefinition_SideEffect.READ : ToolDefinition_SideEffect.WRITE;
+export function sideEffectOf(
+  tool: Pick<Tool, "annotations">,
+  config: Pick<ToolOverrides, "sideEffect" | "requiresApproval"> = {},
+): ToolDefinition_SideEffect {
+  if (config.sideEffect !== undefined) return SIDE_EFFECTS[config.sideEffect];
+  if (config.requiresApproval === false) return ToolDefinition_SideEffect.READ;
+  const hinted = sideEffectOfHints(tool.annotations ?? {});
+  return config.requiresApproval === true && hinted === ToolDefinition_SideEffect.READ ? ToolDefinition_SideEffect.WRITE : hinted;
+}
+
+function sideEffectOfHints(hints: NonNullable<Tool["annotations"]>): ToolDefinition_SideEffect {
+  const destructive = hints.destructiveHint === true;
+  if (hints.readOnlyHint === true && !destructive) return ToolDefinition_SideEffect.READ;
+  if (destructive && hints.openWorldHint === true) return ToolDefinition_SideEffect.EXECUTE;
+  return ToolDefinition_SideEffect.WRITE;
 }
 
 function outputOf(result: CallToolResult): JsonValue {

@@ -4,7 +4,7 @@ import { Ajv } from "ajv";
 import type { ErrorObject } from "ajv";
 import { parseDocument } from "yaml";
 
-/** How a tool changes the world; overrides what the server's MCP annotations say. */
+/** How a tool changes the world, as the config declares it; wins over the server's MCP annotations. */
 export type SideEffectName = "read" | "write" | "execute";
 
 interface ServerCommon {
@@ -16,19 +16,22 @@ interface ServerCommon {
   exclude: string[];
   /** Tools always offered to the selector, whatever the query. */
   core: string[];
-  sideEffects: Record<string, SideEffectName>;
   /** The pool (seed 004) of the server's tools, unless a tool sets its own; the server's name when unset. */
   pool: string;
   /** Subject domains (seed 003) of the server's tools, unless a tool sets its own. */
   domains: string[];
-  /** Per-tool settings that override the server's. */
+  /** Per-tool settings that override the server's; a side effect from `sideEffects:` is folded in here. */
   tools: Record<string, ToolOverrides>;
 }
 
-/** What `tools.<tool>:` may set for one tool. */
+/** What the config says about one tool (`tools.<tool>:`, plus `sideEffects.<tool>`). */
 export interface ToolOverrides {
   pool?: string;
   domains?: string[];
+  /** `side_effect:` or the server's `sideEffects.<tool>`; the tool's class, whatever its annotations say. */
+  sideEffect?: SideEffectName;
+  /** `requires_approval:` (the seed's static tool file): true makes the tool at least WRITE, false makes it READ. */
+  requiresApproval?: boolean;
 }
 
 /** A server the executor starts as a child process and talks to over stdin/stdout. */
@@ -72,6 +75,7 @@ const toolNames = { type: "array", items: { type: "string", minLength: 1 }, uniq
 const stringMap = { type: "object", additionalProperties: { type: "string" } };
 const pool = { type: "string", minLength: 1 };
 const domains = { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true };
+const sideEffect = { type: "string", enum: ["read", "write", "execute"] };
 
 const fileSchema = {
   type: "object",
@@ -95,12 +99,16 @@ const fileSchema = {
           timeoutMs: { type: "integer", minimum: 1 },
           exclude: toolNames,
           core: toolNames,
-          sideEffects: { type: "object", additionalProperties: { type: "string", enum: ["read", "write", "execute"] } },
+          sideEffects: { type: "object", additionalProperties: sideEffect },
           pool,
           domains,
           tools: {
             type: "object",
-            additionalProperties: { type: "object", additionalProperties: false, properties: { pool, domains } },
+            additionalProperties: {
+              type: "object",
+              additionalProperties: false,
+              properties: { pool, domains, side_effect: sideEffect, requires_approval: { type: "boolean" } },
+            },
           },
         },
       },
@@ -123,7 +131,15 @@ interface RawServer {
   sideEffects?: Record<string, SideEffectName>;
   pool?: string;
   domains?: string[];
-  tools?: Record<string, ToolOverrides>;
+  tools?: Record<string, RawTool>;
+}
+
+/** `tools.<tool>:` as written in the file. */
+interface RawTool {
+  pool?: string;
+  domains?: string[];
+  side_effect?: SideEffectName;
+  requires_approval?: boolean;
 }
 
 /**
@@ -175,10 +191,9 @@ function toServerConfig(name: string, raw: RawServer, folder: string, problems: 
     ...(raw.timeoutMs === undefined ? {} : { timeoutMs: raw.timeoutMs }),
     exclude: raw.exclude ?? [],
     core: raw.core ?? [],
-    sideEffects: raw.sideEffects ?? {},
     pool: raw.pool ?? name,
     domains: raw.domains ?? [],
-    tools: raw.tools ?? {},
+    tools: toolOverrides(name, raw, problems),
   };
   for (const [index, tool] of common.core.entries()) {
     if (common.exclude.includes(tool)) problems.push(`${at}.core[${index}]: ${tool} is also in exclude`);
@@ -208,6 +223,40 @@ function toServerConfig(name: string, raw: RawServer, folder: string, problems: 
       Object.entries(raw.env ?? {}).map(([key, value]) => [key, resolveIfRelativePath(value, folder)]),
     ),
   };
+}
+
+/**
+ * Each tool's settings, with its side effect from either `sideEffects.<tool>`
+ * or `tools.<tool>.side_effect`. Two ways to say one thing must not disagree
+ * silently: differing values, or a side effect that `requires_approval`
+ * contradicts (read with true, write or execute with false), are problems.
+ */
+function toolOverrides(server: string, raw: RawServer, problems: string[]): Record<string, ToolOverrides> {
+  const sideEffects = raw.sideEffects ?? {};
+  const tools = raw.tools ?? {};
+  const names = [...new Set([...Object.keys(sideEffects), ...Object.keys(tools)])];
+  return Object.fromEntries(
+    names.map((tool) => {
+      const { side_effect: own, requires_approval: requiresApproval, ...rest } = tools[tool] ?? {};
+      const listed = sideEffects[tool];
+      const ownPath = formatPath(["servers", server, "tools", tool, "side_effect"]);
+      const listedPath = formatPath(["servers", server, "sideEffects", tool]);
+      if (own !== undefined && listed !== undefined && own !== listed) {
+        problems.push(`${ownPath}: ${own} disagrees with ${listedPath}: ${listed}; keep one`);
+      }
+      const sideEffect = own ?? listed;
+      if (sideEffect !== undefined && requiresApproval !== undefined && requiresApproval !== (sideEffect !== "read")) {
+        const source = own === undefined ? listedPath : "side_effect";
+        problems.push(
+          `${formatPath(["servers", server, "tools", tool, "requires_approval"])}: ${requiresApproval} contradicts ${source}: ${sideEffect}`,
+        );
+      }
+      const overrides: ToolOverrides = { ...rest };
+      if (sideEffect !== undefined) overrides.sideEffect = sideEffect;
+      if (requiresApproval !== undefined) overrides.requiresApproval = requiresApproval;
+      return [tool, overrides];
+    }),
+  );
 }
 
 /**

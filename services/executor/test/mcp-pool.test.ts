@@ -26,20 +26,37 @@ async function configIn(dir: string, yaml: string): Promise<ServerConfig[]> {
 
 describe("mcp pool - side effects", () => {
   const { READ, WRITE, EXECUTE } = ToolDefinition_SideEffect;
+  // One group per row of sideEffectOf's table, in its order.
   const cases: [string, Parameters<typeof sideEffectOf>[0]["annotations"], Parameters<typeof sideEffectOf>[1], ToolDefinition_SideEffect][] = [
+    ["side_effect read on a destructive tool", { destructiveHint: true }, { sideEffect: "read" }, READ],
+    ["side_effect write on a read-only tool", { readOnlyHint: true }, { sideEffect: "write" }, WRITE],
+    ["side_effect write on an open-world destructive tool", { destructiveHint: true, openWorldHint: true }, { sideEffect: "write" }, WRITE],
+    ["side_effect execute without annotations", undefined, { sideEffect: "execute" }, EXECUTE],
+    ["side_effect wins over requires_approval", { readOnlyHint: true }, { sideEffect: "execute", requiresApproval: true }, EXECUTE],
+    ["requires_approval false on a destructive tool", { destructiveHint: true }, { requiresApproval: false }, READ],
+    ["requires_approval false on an open-world destructive tool", { destructiveHint: true, openWorldHint: true }, { requiresApproval: false }, READ],
+    ["requires_approval false without annotations", undefined, { requiresApproval: false }, READ],
+    ["requires_approval true on a read-only tool", { readOnlyHint: true }, { requiresApproval: true }, WRITE],
+    ["requires_approval true without annotations", undefined, { requiresApproval: true }, WRITE],
+    ["requires_approval true keeps execute hints", { destructiveHint: true, openWorldHint: true }, { requiresApproval: true }, EXECUTE],
     ["readOnlyHint true", { readOnlyHint: true }, undefined, READ],
+    ["readOnlyHint true, destructiveHint false", { readOnlyHint: true, destructiveHint: false, openWorldHint: true }, {}, READ],
+    ["readOnlyHint true contradicted by destructiveHint true", { readOnlyHint: true, destructiveHint: true }, undefined, WRITE],
+    ["readOnlyHint true contradicted, and open-world", { readOnlyHint: true, destructiveHint: true, openWorldHint: true }, undefined, EXECUTE],
+    ["destructiveHint and openWorldHint true", { destructiveHint: true, openWorldHint: true }, undefined, EXECUTE],
+    ["readOnlyHint false, destructive, open-world", { readOnlyHint: false, destructiveHint: true, openWorldHint: true }, undefined, EXECUTE],
+    ["destructiveHint true, openWorldHint unset", { destructiveHint: true }, undefined, WRITE],
+    ["destructiveHint true, openWorldHint false", { destructiveHint: true, openWorldHint: false }, undefined, WRITE],
+    ["openWorldHint true, destructiveHint unset", { openWorldHint: true }, undefined, WRITE],
+    ["openWorldHint true, destructiveHint false", { readOnlyHint: false, destructiveHint: false, openWorldHint: true }, undefined, WRITE],
     ["readOnlyHint false", { readOnlyHint: false }, undefined, WRITE],
-    ["destructiveHint true", { destructiveHint: true }, undefined, WRITE],
-    ["no annotations (the safe default)", undefined, undefined, WRITE],
+    ["no annotations (the safe default, not EXECUTE)", undefined, undefined, WRITE],
     ["annotations without hints", { title: "Thing" }, undefined, WRITE],
     ["idempotent but not read-only", { idempotentHint: true, openWorldHint: false }, undefined, WRITE],
-    ["override read on a writing tool", { readOnlyHint: false }, "read", READ],
-    ["override write on a read-only tool", { readOnlyHint: true }, "write", WRITE],
-    ["override execute", undefined, "execute", EXECUTE],
   ];
-  for (const [name, annotations, override, expected] of cases) {
+  for (const [name, annotations, config, expected] of cases) {
     it(`mcp pool - side effect: ${name}`, () => {
-      assert.equal(sideEffectOf(annotations === undefined ? {} : { annotations }, override), expected);
+      assert.equal(sideEffectOf(annotations === undefined ? {} : { annotations }, config), expected);
     });
   }
 });
@@ -63,7 +80,10 @@ describe("mcp pool - filesystem server", () => {
         "    sideEffects: { move_file: execute, get_file_info: write }",
         "    domains: [files]",
         "    tools:",
-        "      move_file: { pool: admin, domains: [files, admin] }",
+        "      move_file: { pool: admin, domains: [files, admin], side_effect: execute }",
+        "      list_directory_with_sizes: { side_effect: execute }",
+        "      edit_file: { requires_approval: false }",
+        "      search_files: { requires_approval: true }",
       ].join("\n"),
     );
     pool = await McpPool.connect(servers);
@@ -80,8 +100,11 @@ describe("mcp pool - filesystem server", () => {
       ["fs.list_directory", ToolDefinition_SideEffect.READ, "readOnlyHint: true"],
       ["fs.write_file", ToolDefinition_SideEffect.WRITE, "destructiveHint: true"],
       ["fs.create_directory", ToolDefinition_SideEffect.WRITE, "readOnlyHint: false, not destructive"],
-      ["fs.move_file", ToolDefinition_SideEffect.EXECUTE, "config override"],
-      ["fs.get_file_info", ToolDefinition_SideEffect.WRITE, "config override of a read-only tool"],
+      ["fs.move_file", ToolDefinition_SideEffect.EXECUTE, "sideEffects and side_effect, agreeing"],
+      ["fs.get_file_info", ToolDefinition_SideEffect.WRITE, "sideEffects override of a read-only tool"],
+      ["fs.list_directory_with_sizes", ToolDefinition_SideEffect.EXECUTE, "side_effect override of a read-only tool"],
+      ["fs.edit_file", ToolDefinition_SideEffect.READ, "requires_approval: false on a destructive tool"],
+      ["fs.search_files", ToolDefinition_SideEffect.WRITE, "requires_approval: true on a read-only tool"],
     ];
     for (const [name, sideEffect, why] of expected) {
       assert.equal(tools.get(name)?.sideEffect, sideEffect, `${name} (${why})`);
