@@ -128,7 +128,7 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
   it("fleet - the reinjection cap ends a long request with SKIPPED and says why", async () => {
     const { json: packet } = await t.post("/v1/packets", {
       message:
-        "read notes/todo.md, then list the directory notes, then read notes/todo.md, then list the directory notes, then read notes/todo.md",
+        "read notes/todo.md, then list the directory notes, then read the knowledge graph, then list the directory notes, then read notes/todo.md",
     });
     assert.equal(packet.toolRouting.reinjectionCount, 3, reflections(packet));
     assert.equal(packet.toolRouting.executionStatus, "SKIPPED", reflections(packet));

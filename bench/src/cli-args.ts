@@ -26,6 +26,8 @@ export interface EvalArgs {
   out?: string;
   /** 0: not measured. */
   latencyTools: number;
+  /** Measure the selector (tool top-1, exact arguments) instead of the retrieval. */
+  selection: boolean;
   help: boolean;
 }
 
@@ -41,6 +43,9 @@ export const USAGE = `Usage: pnpm eval [--dataset <name>]... | --tools <file> --
   --min-score <x>         the no-tool decision's minimum relevance (default ${DEFAULT_MIN_SCORE})
   --folds <k>             no tool: score each case with a tool-need model trained on the other k-1 folds
                           (default ${DEFAULT_FOLDS}); 0: the shipped model, which was trained on the shared splits
+  --selection             measure the selector instead: tool top-1 and exact-argument accuracy on the cases
+                          with expected arguments (bfcl, apibank); writes selection-<dataset>.json
+                          (honours --dataset, --tools/--queries, --json, --min-score, --out)
   --latency-tools <n>     also time the search on the largest catalog padded to n tools (default ${DEFAULT_LATENCY_TOOLS}; 0: off)
   --out <dir>             where <dataset>.json, report.md and the chart go (default bench/results)`;
 
@@ -62,6 +67,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
       "min-score": { type: "string" },
       folds: { type: "string" },
       "latency-tools": { type: "string" },
+      selection: { type: "boolean", default: false },
       out: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -90,6 +96,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
     folds,
     out: values.out,
     latencyTools,
+    selection: values.selection,
     help: values.help,
   };
 }

@@ -6,7 +6,7 @@ import { defaultConfig as routerDefaults } from "@switchyard/embedding-router";
 import { DEFAULT_MIN_SCORE, EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 import type { EmbeddedIndexOptions, Embedder, NoToolSettings, ToolFilter } from "@switchyard/retrieval";
 import { learnSplit } from "./learn-split.js";
-import { mean, ndcgAt, NoToolTally, percentile, reciprocalRank, recallAt } from "./metrics.js";
+import { mean, ndcgAt, NoToolTally, percentile, reciprocalRank, recallAt, round, roundOrNull } from "./metrics.js";
 import { noToolAnswers } from "./no-tool.js";
 
 /** The cut-offs of recall@k; the search asks for the largest. */
@@ -131,12 +131,4 @@ export function withLearnedExamples(
     const examples = stored.get(tool.name);
     return examples ? withExamples(tool, exampleTexts(examples)) : tool;
   });
-}
-
-function round(x: number): number {
-  return Math.round(x * 10_000) / 10_000;
-}
-
-function roundOrNull(x: number | null): number | null {
-  return x === null ? null : round(x);
 }

@@ -68,3 +68,13 @@ export class NoToolTally {
 export function mean(values: readonly number[]): number {
   return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
 }
+
+/** A reported figure: 4 decimals. */
+export function round(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}
+
+/** `round`, keeping null (a ratio without cases). */
+export function roundOrNull(x: number | null): number | null {
+  return x === null ? null : round(x);
+}

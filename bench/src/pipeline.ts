@@ -11,11 +11,11 @@ import { defaultConfig as intentDefaults, intentStage } from "@switchyard/intent
 import type { Config as IntentConfig } from "@switchyard/intent";
 import { newPacket, Packet_State, routingOf } from "@switchyard/packet";
 import type { Packet, StageOutcome, ToolDefinition } from "@switchyard/packet";
-import type { ToolIndex, ToolNeedScorer } from "@switchyard/retrieval";
+import type { ToolIndex, ToolNeedInput, ToolNeedScorer } from "@switchyard/retrieval";
 import { defaultConfig as reviewerDefaults, prepareReview, reviewStage } from "@switchyard/reviewer";
 import type { Config as ReviewerConfig } from "@switchyard/reviewer";
-import { defaultConfig as selectorDefaults, selectStage } from "@switchyard/selector";
-import type { Config as SelectorConfig } from "@switchyard/selector";
+import { defaultConfig as selectorDefaults, heuristicSelector, selectStageWith } from "@switchyard/selector";
+import type { Config as SelectorConfig, Selector } from "@switchyard/selector";
 
 export interface PipelineDeps {
   /** The router's index, holding `tools`. */
@@ -57,25 +57,54 @@ export interface PipelineOutcome {
  * (BFCL), are the request's allow-list: BFCL's labels hold within them.
  */
 export async function runPipeline(c: Pick<BenchCase, "query" | "candidates">, deps: PipelineDeps): Promise<PipelineOutcome> {
-  const packet = newPacket({ message: c.query, allowedTools: c.candidates ?? [] });
-  const ended = (endedAt: PipelineStage): PipelineOutcome => ({ noTool: true, toolCall: false, endedAt, tool: routingOf(packet).selectedTool?.toolName, packet });
-
-  const names = deps.tools.map((t) => t.name);
-  if (isDone(intentStage(packet, deps.intent ?? intentDefaults, { toolNames: () => names }))) return ended("intent");
-
-  const routerConfig = deps.router ?? routerDefaults();
-  const catalog: RouterCatalog = { core: () => deps.tools.filter((t) => t.core), all: () => [...deps.tools] };
-  const route = (req: Parameters<typeof routeWithFallback>[2]) => routeWithFallback(deps.index, catalog, req, routerConfig);
-  const toolNeed = { threshold: routerConfig.ROUTER_TOOL_NEED_THRESHOLD, ...(deps.toolNeed ? { model: deps.toolNeed } : {}) };
-  if (isDone(await routeStage(packet, { route, toolNeed }))) return ended("route");
-
-  if (isDone(selectStage(packet, deps.selector ?? selectorDefaults))) return ended("select");
+  const { packet, endedAt } = await runToSelection(c, deps);
+  if (endedAt) return { noTool: true, toolCall: false, endedAt, tool: routingOf(packet).selectedTool?.toolName, packet };
 
   const checked = prepareReview(packet);
   const refused = "rejected" in checked || checked.findings.length > 0;
   const reviewed = reviewStage(packet, deps.reviewer ?? reviewerDefaults);
   const toolCall = !isDone(reviewed) || packet.state === Packet_State.AWAITING_APPROVAL;
   return { noTool: !toolCall && refused, toolCall, endedAt: "review", tool: routingOf(packet).selectedTool?.toolName, packet };
+}
+
+/** Where `runToSelection` left the packet: `endedAt` names the stage that ended it; absent, a tool was selected. */
+export interface SelectionRun {
+  packet: Packet;
+  endedAt?: Exclude<PipelineStage, "review">;
+}
+
+/**
+ * Runs one case through intent → route → select, the select stage with
+ * `selector` (default: the built-in heuristic with `deps.selector`'s settings).
+ * The case's `candidates` are the allow-list, as in `runPipeline`.
+ */
+export async function runToSelection(c: Pick<BenchCase, "query" | "candidates">, deps: PipelineDeps, selector?: Selector): Promise<SelectionRun> {
+  const packet = newPacket({ message: c.query, allowedTools: c.candidates ?? [] });
+
+  const names = deps.tools.map((t) => t.name);
+  if (isDone(intentStage(packet, deps.intent ?? intentDefaults, { toolNames: () => names }))) return { packet, endedAt: "intent" };
+
+  const routerConfig = deps.router ?? routerDefaults();
+  const catalog: RouterCatalog = { core: () => deps.tools.filter((t) => t.core), all: () => [...deps.tools] };
+  const route = (req: Parameters<typeof routeWithFallback>[2]) => routeWithFallback(deps.index, catalog, req, routerConfig);
+  const toolNeed = { threshold: routerConfig.ROUTER_TOOL_NEED_THRESHOLD, ...(deps.toolNeed ? { model: deps.toolNeed } : {}) };
+  if (isDone(await routeStage(packet, { route, toolNeed }))) return { packet, endedAt: "route" };
+
+  const selectorConfig = deps.selector ?? selectorDefaults;
+  if (isDone(await selectStageWith(packet, selectorConfig, selector ?? heuristicSelector(selectorConfig)))) return { packet, endedAt: "select" };
+  return { packet };
+}
+
+/**
+ * A tool-need model that lets every message through the route stage's gate
+ * (probability 1), telling `onInput` what the gate was shown: for measuring
+ * what comes after the gate as if it had said a tool is needed.
+ */
+export function passEveryMessage(onInput?: (input: ToolNeedInput) => void): ToolNeedScorer {
+  return {
+    probability: (input) => (onInput?.(input), 1),
+    relevance: () => ({ top: 0, coverage: 0, bestCoverage: 0, name: 0, unexplained: 0, words: 0 }),
+  };
 }
 
 function isDone(outcome: StageOutcome): boolean {

@@ -1,5 +1,6 @@
 import type { EvalResult } from "./evaluate.js";
 import { RECALL_KS } from "./evaluate.js";
+import type { SelectionResult } from "./selection.js";
 
 /** What the report says about how it was made. */
 export interface ReportContext {
@@ -29,8 +30,20 @@ export function resultsTable(results: readonly EvalResult[]): string {
     fmt(r.latencyMs.p50, 2),
     fmt(r.latencyMs.p99, 2),
   ]);
+  return markdownTable(head, rows, 1);
+}
+
+/** The Markdown table of `pnpm eval --selection`, one row per dataset and selector. */
+export function selectionTable(results: readonly SelectionResult[]): string {
+  const head = ["dataset", "selector", "n", "tool top-1", "exact arguments", "arguments when the tool is right"];
+  const rows = results.map((r) => [r.dataset, r.selector, String(r.n), fmt(r.toolAccuracy), fmt(r.argumentAccuracy), fmt(r.argumentAccuracyGivenTool)]);
+  return markdownTable(head, rows, 2);
+}
+
+/** A Markdown table, its columns from `firstNumeric` on right-aligned. */
+function markdownTable(head: readonly string[], rows: readonly (readonly string[])[], firstNumeric: number): string {
   const line = (cells: readonly string[]): string => `| ${cells.join(" | ")} |`;
-  return [line(head), line(head.map((_, i) => (i === 0 ? "---" : "---:"))), ...rows.map(line)].join("\n");
+  return [line(head), line(head.map((_, i) => (i < firstNumeric ? "---" : "---:"))), ...rows.map(line)].join("\n");
 }
 
 /** The whole Markdown report: settings, table, chart, and what each metric means. */

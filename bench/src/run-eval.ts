@@ -3,16 +3,20 @@ import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchDir, readBench, readBenchFiles } from "@switchyard/bench-data";
 import type { BenchDataset } from "@switchyard/bench-data";
+import { defaultConfig as routerDefaults } from "@switchyard/embedding-router";
 import { LocalEmbedder } from "@switchyard/retrieval";
+import type { Embedder } from "@switchyard/retrieval";
 import { DEFAULT_DATASETS, parseEvalArgs, USAGE } from "./cli-args.js";
 import type { EvalArgs } from "./cli-args.js";
 import { evaluate } from "./evaluate.js";
 import type { EvalResult } from "./evaluate.js";
 import { Progress } from "./progress.js";
 import type { ProgressStream } from "./progress.js";
-import { markdownReport, recallChart, resultsTable } from "./report.js";
+import { markdownReport, recallChart, resultsTable, selectionTable } from "./report.js";
 import { scaleLatency } from "./scale-latency.js";
 import type { ScaleLatency } from "./scale-latency.js";
+import { casesWithArgs, evaluateSelection, selectorsForEval } from "./selection.js";
+import type { SelectionResult } from "./selection.js";
 
 export interface EvalIo {
   stdout: Pick<NodeJS.WritableStream, "write">;
@@ -46,6 +50,7 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
   }
 
   const embedder = new LocalEmbedder();
+  if (args.selection) return runSelection(datasets, args, io, embedder);
   const results: EvalResult[] = [];
   for (const dataset of datasets) {
     const progress = new Progress(io.stderr, dataset.name);
@@ -72,8 +77,7 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
     io.stderr.write(`latency at ${scale.tools} tools (${scale.dataset} padded): p50 ${scale.p50} ms, p99 ${scale.p99} ms\n`);
   }
 
-  const out = args.out !== undefined ? resolve(args.out) : DEFAULT_OUT;
-  mkdirSync(out, { recursive: true });
+  const out = outDir(args);
   for (const r of results) writeFileSync(join(out, `${r.dataset}.json`), `${JSON.stringify(r, null, 2)}\n`);
   const command = ["pnpm eval", ...argv].join(" ");
   writeFileSync(join(out, CHART), recallChart(results));
@@ -81,6 +85,40 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
   if (!args.json) io.stdout.write(`${resultsTable(results)}\n`);
   io.stderr.write(`report: ${join(out, "report.md")}\n`);
   return 0;
+}
+
+/** `--selection`: each selector of `selectorsForEval` on each dataset with expected arguments. */
+async function runSelection(datasets: readonly BenchDataset[], args: EvalArgs, io: EvalIo, embedder: Embedder): Promise<number> {
+  const out = outDir(args);
+  const router = { ...routerDefaults(), ROUTER_MIN_SCORE: args.minScore };
+  const selectors = selectorsForEval(process.env);
+  const results: SelectionResult[] = [];
+  for (const dataset of datasets) {
+    if (casesWithArgs(dataset).length === 0) {
+      io.stderr.write(`${dataset.name}: no cases with expected arguments, skipped\n`);
+      continue;
+    }
+    const own: SelectionResult[] = [];
+    for (const selector of selectors) {
+      const progress = new Progress(io.stderr, `${dataset.name} (${selector.kind})`);
+      const started = performance.now();
+      const result = await evaluateSelection(dataset, { selector, embedder, router, onProgress: (done, total) => progress.update(done, total) });
+      progress.done(`${result.n} cases, tool top-1 ${result.toolAccuracy.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+      own.push(result);
+      if (args.json) io.stdout.write(`${JSON.stringify(result)}\n`);
+    }
+    writeFileSync(join(out, `selection-${dataset.name}.json`), `${JSON.stringify(own, null, 2)}\n`);
+    results.push(...own);
+  }
+  if (!args.json) io.stdout.write(`${selectionTable(results)}\n`);
+  return 0;
+}
+
+/** The results folder, created. */
+function outDir(args: EvalArgs): string {
+  const out = args.out !== undefined ? resolve(args.out) : DEFAULT_OUT;
+  mkdirSync(out, { recursive: true });
+  return out;
 }
 
 function loadDatasets(args: EvalArgs): BenchDataset[] {

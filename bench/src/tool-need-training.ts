@@ -17,7 +17,7 @@ import type { BenchCase, BenchDataset } from "@switchyard/bench-data";
 import type { ToolDefinition } from "@switchyard/packet";
 import { EmbeddedIndex, LocalEmbedder, mulberry32, shuffleInPlace, ToolNeedTrainingSet, trainToolNeedModel } from "@switchyard/retrieval";
 import type { Embedder, ToolNeedExample, ToolNeedInput, ToolNeedModel, ToolNeedTrainOptions } from "@switchyard/retrieval";
-import { runPipeline } from "./pipeline.js";
+import { passEveryMessage, runPipeline } from "./pipeline.js";
 import type { PipelineDeps } from "./pipeline.js";
 
 /** The benchmarks the shipped model learns from (those found in the bench folder). */
@@ -61,10 +61,7 @@ export async function collectExamples(
   for (const [i, c] of cases.entries()) {
     let seen: ToolNeedInput | undefined;
     // Lets every message through, so that the rest of the pipeline shows whether the gate's decision matters.
-    const recorder = {
-      probability: (input: ToolNeedInput) => ((seen = input), 1),
-      relevance: () => ({ top: 0, coverage: 0, bestCoverage: 0, name: 0, unexplained: 0, words: 0 }),
-    };
+    const recorder = passEveryMessage((input) => (seen = input));
     const outcome = await runPipeline(c, { ...deps, toolNeed: recorder });
     const decidedLater = outcome.noTool && outcome.endedAt === "review";
     out.push(seen && !decidedLater ? { input: seen, needsTool: c.expected.length > 0 } : undefined);

@@ -3,8 +3,15 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import type { BenchCase, BenchDataset } from "@switchyard/bench-data";
 import { ToolDefinitionSchema } from "@switchyard/packet";
 
+/** A tool as a line of a `.tools.jsonl` file. */
+export interface ToolJson {
+  name: string;
+  description: string;
+  inputSchema: JsonObject;
+}
+
 /** A tiny benchmark in the shared format: four tools, cases with and without an expected tool, BFCL-style candidates. */
-export const TINY_TOOLS: { name: string; description: string; inputSchema: JsonObject }[] = [
+export const TINY_TOOLS: ToolJson[] = [
   {
     name: "weather_forecast",
     description: "Weather forecast for a city: temperature, rain and wind for the next days.",
@@ -32,3 +39,28 @@ export function tinyDataset(): BenchDataset {
     cases: TINY_CASES,
   };
 }
+
+/** Two tools with schemas (a required city; an amount and two currencies), for the pipeline and the selector. */
+export const WEATHER_CURRENCY_TOOLS: ToolJson[] = [
+  {
+    name: "get_weather",
+    description: "Current weather and forecast for a city.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        city: { type: "string", description: "The city, such as 'Paris, France'." },
+        unit: { type: "string", enum: ["celsius", "fahrenheit"], default: "celsius" },
+      },
+      required: ["city"],
+    },
+  },
+  {
+    name: "convert_currency",
+    description: "Convert an amount of money from one currency to another.",
+    inputSchema: {
+      type: "object",
+      properties: { amount: { type: "number" }, from_currency: { type: "string" }, to_currency: { type: "string" } },
+      required: ["amount", "from_currency", "to_currency"],
+    },
+  },
+];

@@ -6,30 +6,9 @@ import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 import type { ToolNeedScorer } from "@switchyard/retrieval";
 import { runPipeline } from "../src/pipeline.js";
 import type { PipelineDeps } from "../src/pipeline.js";
+import { WEATHER_CURRENCY_TOOLS } from "./fixtures.js";
 
-const tools = [
-  create(ToolDefinitionSchema, {
-    name: "get_weather",
-    description: "Current weather and forecast for a city.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        city: { type: "string", description: "The city, such as 'Paris, France'." },
-        unit: { type: "string", enum: ["celsius", "fahrenheit"], default: "celsius" },
-      },
-      required: ["city"],
-    },
-  }),
-  create(ToolDefinitionSchema, {
-    name: "convert_currency",
-    description: "Convert an amount of money from one currency to another.",
-    inputSchema: {
-      type: "object",
-      properties: { amount: { type: "number" }, from_currency: { type: "string" }, to_currency: { type: "string" } },
-      required: ["amount", "from_currency", "to_currency"],
-    },
-  }),
-];
+const tools = WEATHER_CURRENCY_TOOLS.map((t) => create(ToolDefinitionSchema, t));
 
 /** A tool-need model that always answers `probability`. */
 const always = (probability: number): ToolNeedScorer => ({

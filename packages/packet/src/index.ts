@@ -1,4 +1,5 @@
 export {
+  ApprovalSchema,
   DataFieldSchema,
   HopSchema,
   IntentSchema,
@@ -9,6 +10,7 @@ export {
   RoutingCandidateSchema,
   SelectedToolSchema,
   ToolDefinition_SideEffect,
+  ToolCallSchema,
   ToolDefinitionSchema,
   ToolExecutionResultSchema,
   ToolRoutingState_ExecutionStatus,
@@ -17,6 +19,7 @@ export {
   TurnSchema,
 } from "./gen/switchyard/v1/packet_pb.js";
 export type {
+  Approval,
   DataField,
   Hop,
   Intent,
@@ -28,6 +31,7 @@ export type {
   RoutingCandidate,
   SelectedTool,
   SketchpadEntry,
+  ToolCall,
   ToolDefinition,
   ToolExecutionResult,
   ToolRoutingState,
@@ -81,3 +85,15 @@ export {
 export type { NewPacketInput, ReflectionInput } from "./packet.js";
 export { STAGES } from "./stage.js";
 export type { Stage, StageOutcome } from "./stage.js";
+export {
+  approvalHolds,
+  approvalRefusal,
+  callHash,
+  canonicalJson,
+  grantApproval,
+  recordCall,
+  repeatedCall,
+  requestApproval,
+  selectedCallHash,
+} from "./tool-call.js";
+export type { ApprovalRefusal } from "./tool-call.js";

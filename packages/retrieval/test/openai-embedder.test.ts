@@ -5,14 +5,16 @@ import { join } from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { ToolDefinitionSchema } from "@switchyard/packet";
-import { filesystemTools } from "@switchyard/test-fixtures";
+import { filesystemTools, startScriptedOpenAIServer } from "@switchyard/test-fixtures";
+import type { ScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import { dot, LocalEmbedder } from "../src/embedder.js";
 import { EmbeddingCache } from "../src/embedding-cache.js";
 import { EmbeddingDimensionError, OpenAIEmbedder } from "../src/openai-embedder.js";
 import type { OpenAIEmbedderOptions } from "../src/openai-embedder.js";
 import { EmbeddedIndex } from "../src/tool-index.js";
-import { startScriptedOpenAIServer } from "./scripted-openai-server.js";
-import type { ScriptedOpenAIServer } from "./scripted-openai-server.js";
+
+// The scripted server's vectors: the local embedder's, scaled by 3 so that a client that forgets to normalise is caught.
+const scaledLocalVector = (text: string, length: number) => Array.from(new LocalEmbedder({ dimensions: length }).embedOne(text), (x) => x * 3);
 
 const MODEL = "scripted-embed";
 
@@ -27,7 +29,7 @@ describe("openai embedder (against the scripted OpenAI-compatible server)", () =
   };
 
   before(async () => {
-    server = await startScriptedOpenAIServer({ dimensions: 64 });
+    server = await startScriptedOpenAIServer({ dimensions: 64, embed: scaledLocalVector });
     dir = mkdtempSync(join(tmpdir(), "switchyard-embeddings-"));
   });
   after(async () => {
@@ -120,7 +122,7 @@ describe("openai embedder (against the scripted OpenAI-compatible server)", () =
   });
 
   it("openai embedder - an endpoint that is down is an error", async () => {
-    const down = await startScriptedOpenAIServer();
+    const down = await startScriptedOpenAIServer({ embed: scaledLocalVector });
     await down.close();
     await assert.rejects(new OpenAIEmbedder({ baseURL: down.url, model: MODEL, maxRetries: 0 }).embed(["x"]), /embeddings request failed/);
   });

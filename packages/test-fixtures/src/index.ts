@@ -12,3 +12,13 @@ export {
 export type { McpTool, Server } from "./mcp-tools.js";
 export { suiteNats } from "./suite-nats.js";
 export type { SuiteNats } from "./suite-nats.js";
+export { startScriptedOpenAIServer } from "./scripted-openai-server.js";
+export type {
+  ChatAnswer,
+  ChatScript,
+  RecordedChatRequest,
+  RecordedRequest,
+  Script,
+  ScriptedOpenAIServer,
+  ScriptedOpenAIServerOptions,
+} from "./scripted-openai-server.js";

@@ -17,7 +17,8 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { canonicalJson } from "@switchyard/packet";
 
 export interface ArgumentError {
   /** The argument at fault as a dotted path ("path", "edits.0.oldText"), or "(arguments)" for the whole object. */
@@ -64,8 +65,25 @@ export function argumentIssues(schema: JsonObject, args: JsonObject): ArgumentIs
   if (validate instanceof Error) {
     return [{ field: "(arguments)", message: `the tool's inputSchema cannot be used: ${validate.message}`, keyword: "$schema", params: {} }];
   }
-  if (validate(args)) return [];
-  return (validate.errors ?? []).map(toArgumentIssue);
+  const issues = validate(args) ? [] : (validate.errors ?? []).map(toArgumentIssue);
+  return [...issues, ...unknownArguments(schema, args, issues)];
+}
+
+/**
+ * Arguments the schema does not name, where it says nothing of others. JSON Schema lets
+ * them through unless `additionalProperties` forbids them, but a tool call is made against
+ * the parameters the tool lists: an invented one ("force": true) is a mistake to report,
+ * not to pass on. Schemas that do speak of others (additionalProperties, patternProperties)
+ * are left to ajv.
+ */
+function unknownArguments(schema: JsonObject, args: JsonObject, reported: ArgumentIssue[]): ArgumentIssue[] {
+  const properties = schema["properties"];
+  if (properties === null || typeof properties !== "object" || Array.isArray(properties)) return [];
+  if (schema["additionalProperties"] !== undefined || schema["patternProperties"] !== undefined) return [];
+  const seen = new Set(reported.map((issue) => issue.field));
+  return Object.keys(args)
+    .filter((name) => !Object.hasOwn(properties, name) && !seen.has(name))
+    .map((name) => ({ field: name, message: "is not a parameter of this tool", keyword: "additionalProperties", params: { additionalProperty: name } }));
 }
 
 function compile(schema: JsonObject): ValidateFunction | Error {
@@ -91,14 +109,6 @@ function hashOf(schema: JsonObject): string {
   return createHash("sha256").update(canonicalJson(schema)).digest("hex");
 }
 
-function canonicalJson(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] ?? null)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
 
 function toArgumentIssue(error: ErrorObject): ArgumentIssue {
   // "/edits/0/oldText" → ["edits", "0", "oldText"]; JSON Pointer escapes "~1" and "~0" are undone.

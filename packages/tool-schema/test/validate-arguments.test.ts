@@ -41,6 +41,18 @@ const rows: Row[] = [
     errors: ["force: is not a parameter of this tool"],
   },
   {
+    name: "an argument a schema without additionalProperties does not name",
+    schema: { type: "object", properties: { path: { type: "string" } } },
+    args: { path: "a", force: true },
+    errors: ["force: is not a parameter of this tool"],
+  },
+  {
+    name: "other arguments a schema allows",
+    schema: { type: "object", properties: { path: { type: "string" } }, additionalProperties: { type: "boolean" } },
+    args: { path: "a", force: true },
+    errors: [],
+  },
+  {
     name: "a draft 2020-12 schema",
     schema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { pair: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }] } } },
     args: { pair: ["a", "b"] },

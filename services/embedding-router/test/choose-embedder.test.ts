@@ -5,20 +5,23 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ConfigError, readConfig } from "@switchyard/config";
 import { LocalEmbedder, OpenAIEmbedder } from "@switchyard/retrieval";
-// the scripted OpenAI-compatible server is the retrieval package's test double of a remote embeddings API
-import { startScriptedOpenAIServer } from "../../../packages/retrieval/test/scripted-openai-server.js";
-import type { ScriptedOpenAIServer } from "../../../packages/retrieval/test/scripted-openai-server.js";
+// the scripted OpenAI-compatible server is the test double of a remote embeddings API
+import { startScriptedOpenAIServer } from "@switchyard/test-fixtures";
+import type { ScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import { filesystemTools } from "@switchyard/test-fixtures";
 import { chooseEmbedder } from "../src/choose-embedder.js";
 import { chooseIndex } from "../src/choose-index.js";
 import { configSchema } from "../src/config.js";
 import type { Config } from "../src/config.js";
 
+// The scripted server's vectors: the local embedder's, scaled by 3 so that a client that forgets to normalise is caught.
+const scaledLocalVector = (text: string, length: number) => Array.from(new LocalEmbedder({ dimensions: length }).embedOne(text), (x) => x * 3);
+
 describe("choose embedder", () => {
   let server: ScriptedOpenAIServer;
   let dir: string;
   before(async () => {
-    server = await startScriptedOpenAIServer({ dimensions: 48 });
+    server = await startScriptedOpenAIServer({ dimensions: 48, embed: scaledLocalVector });
     dir = mkdtempSync(join(tmpdir(), "switchyard-router-data-"));
   });
   after(async () => {

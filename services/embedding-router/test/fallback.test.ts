@@ -2,17 +2,19 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { newPacket, Packet_State, RoutingCandidate_Source } from "@switchyard/packet";
 import type { RoutingCandidate, ToolDefinition } from "@switchyard/packet";
-import { EmbeddedIndex, mulberry32, OpenAIEmbedder } from "@switchyard/retrieval";
+import { EmbeddedIndex, LocalEmbedder, mulberry32, OpenAIEmbedder } from "@switchyard/retrieval";
 import type { ScoredTool, ToolFilter, ToolIndex } from "@switchyard/retrieval";
-import { catalogTool as tool, filesystemTools } from "@switchyard/test-fixtures";
-// the scripted OpenAI-compatible server is the retrieval package's test double of a remote embeddings API
-import { startScriptedOpenAIServer } from "../../../packages/retrieval/test/scripted-openai-server.js";
-import type { ScriptedOpenAIServer } from "../../../packages/retrieval/test/scripted-openai-server.js";
+import { catalogTool as tool, filesystemTools, startScriptedOpenAIServer } from "@switchyard/test-fixtures";
+// the scripted OpenAI-compatible server is the test double of a remote embeddings API
+import type { ScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { routeWithFallback } from "../src/fallback.js";
 import type { RouterCatalog } from "../src/fallback.js";
 import { routeStage } from "../src/route.js";
+
+// The scripted server's vectors: the local embedder's, scaled by 3 so that a client that forgets to normalise is caught.
+const scaledLocalVector = (text: string, length: number) => Array.from(new LocalEmbedder({ dimensions: length }).embedOne(text), (x) => x * 3);
 
 const core: ToolDefinition[] = [
   tool({ name: "time.now", description: "Get the current date and time in a time zone.", core: true }),
@@ -46,7 +48,7 @@ describe("route fallback (embedder behind the scripted OpenAI-compatible server)
   const catalog = catalogOf(TOOLS);
 
   before(async () => {
-    server = await startScriptedOpenAIServer({ dimensions: 64 });
+    server = await startScriptedOpenAIServer({ dimensions: 64, embed: scaledLocalVector });
     index = new EmbeddedIndex(new OpenAIEmbedder({ baseURL: server.url, model: "scripted-embed", dimensions: 64, maxRetries: 0, cooldownMs: 0 }));
     await index.upsert(TOOLS);
   });
@@ -144,7 +146,7 @@ const DOMAINS = ["files", "medicine", "finance", "travel"];
 describe("route fallback - property", () => {
   let server: ScriptedOpenAIServer;
   before(async () => {
-    server = await startScriptedOpenAIServer({ dimensions: 32 });
+    server = await startScriptedOpenAIServer({ dimensions: 32, embed: scaledLocalVector });
   });
   after(() => server.close());
 

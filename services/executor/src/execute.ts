@@ -3,8 +3,10 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import {
   addDataField,
   addReflection,
+  approvalHolds,
   finish,
   Packet_State,
+  recordCall,
   routingOf,
   setSketchpad,
   toValue,
@@ -66,6 +68,15 @@ export async function executeStage(
     return { done: true };
   }
 
+  if (!approvalHolds(packet)) {
+    // The reviewer asked for the user's approval of this exact call; without it nothing runs.
+    const reason = `${tool} not executed: it needs the user's approval of this exact call (tool and arguments), and has none`;
+    routing.executionStatus = ToolRoutingState_ExecutionStatus.FAILED;
+    addReflection(packet, { step: "tool_execution", summary: reason });
+    finish(packet, Packet_State.FAILED, reason);
+    return { done: true };
+  }
+
   const result = await deps.callTool(tool, params, { timeoutMs: config.MCP_CALL_TIMEOUT_MS });
   inject(packet, tool, params, result, source);
   routing.executionStatus = result.success
@@ -89,6 +100,7 @@ export async function executeStage(
  * Seed 000 §5.2: the result as a data field for the final answer, the latest
  * output (or error) in the sketchpad, and the execution result itself. A dry
  * run is marked in the data field so nobody mistakes it for a real result.
+ * The call joins the packet's calls, so the reviewer can stop a repeat.
  */
 function inject(
   packet: Packet,
@@ -106,6 +118,7 @@ function inject(
     source,
   });
   setSketchpad(packet, "latest_tool_result", result.success ? result.output : error, "tool_output");
+  recordCall(packet, { success: result.success, dryRun: marks.dryRun === true });
   routingOf(packet).executionResult = create(ToolExecutionResultSchema, {
     success: result.success,
     output: toValue(result.output),

@@ -6,11 +6,14 @@ import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
 import {
+  callHash,
   fromValue,
+  grantApproval,
   newPacket,
   Packet_State,
   RoutingCandidate_Source,
   RoutingCandidateSchema,
+  requestApproval,
   routingOf,
   SelectedToolSchema,
   ToolRoutingState_ExecutionStatus,
@@ -100,6 +103,34 @@ describe("execute stage", () => {
     assert.match(entry?.summary ?? "", /^Executed filesystem\.read_text_file: success in \d+ ms$/);
     assert.equal(entry?.durationMs, routing.executionResult?.executionTimeMs);
     assert.equal(entry?.confidence, 0.85);
+  });
+
+  it("execute - the call joins the packet's calls, by hash and hop, for repetition detection", async () => {
+    const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file"]);
+    packet.header!.hop = 4;
+    await executeStage(packet, deps, CONFIG);
+    const [call] = routingOf(packet).calls;
+    assert.deepEqual(
+      { tool: call?.toolName, hash: call?.callHash, hop: call?.hop, success: call?.success, dryRun: call?.dryRun },
+      { tool: "filesystem.read_text_file", hash: callHash("filesystem.read_text_file", { path: "notes/todo.md" }), hop: 4, success: true, dryRun: false },
+    );
+  });
+
+  it("execute - a call waiting for approval, or approved with other arguments, is never made", async () => {
+    const packet = routedPacket("filesystem.write_file", { path: "notes/new.md", content: "x" }, ["filesystem.write_file"]);
+    requestApproval(packet, 60_000);
+    assert.deepEqual(await executeStage(packet, deps, CONFIG), { done: true });
+    assert.deepEqual(calls, [], "not called without the approval");
+    assert.equal(packet.state, Packet_State.FAILED);
+    assert.match(packet.stateReason, /needs the user's approval of this exact call/);
+
+    const changed = routedPacket("filesystem.write_file", { path: "notes/new.md", content: "x" }, ["filesystem.write_file"]);
+    requestApproval(changed, 60_000);
+    grantApproval(changed);
+    routingOf(changed).selectedTool!.params = { path: "notes/other.md", content: "x" };
+    await executeStage(changed, deps, CONFIG);
+    assert.deepEqual(calls, [], "an approval of other arguments does not count");
+    await assert.rejects(stat(join(dir, "workspace/notes/other.md")));
   });
 
   it("execute - a failed call is injected with its error, status FAILED, and still reinjected", async () => {

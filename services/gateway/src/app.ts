@@ -171,16 +171,24 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
         schema: {
           operationId: "approvePacket",
           summary: "Approve the tool call a packet is waiting on; the packet resumes",
+          description:
+            "The approval is bound to the exact call (tool and arguments) it was asked for: it is refused (409) when it has expired " +
+            "(the packet then ends), when the packet's call changed since, or when `callHash` names another call.",
           tags: ["packets"],
           params: schemas.packetRef,
+          body: schemas.approve,
           response: {
             200: protoResponse(PacketSchema, "The packet after approval"),
             404: errorResponse("No packet has this id"),
-            409: errorResponse("The packet is not awaiting approval"),
+            409: errorResponse("The packet is not awaiting approval, or the approval cannot be given"),
           },
         },
+        // The body is optional: a bare POST approves the pending call.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
       },
-      async (request) => packetJson(await deps.approvePacket(request.params.packetId)),
+      async (request) => packetJson(await deps.approvePacket(request.params.packetId, request.body.callHash)),
     );
 
     app.post(

@@ -54,8 +54,11 @@ export interface GatewayDeps {
   submitPacket(input: SubmitInput): Promise<{ packet: Packet; finished: boolean }>;
   /** undefined when no packet has that id. */
   getPacket(packetId: string): Promise<Packet | undefined>;
-  /** Throws GatewayError "not_found" for an unknown id, "conflict" when the packet is not awaiting approval. */
-  approvePacket(packetId: string): Promise<Packet>;
+  /**
+   * Throws GatewayError "not_found" for an unknown id, "conflict" when the packet is not awaiting
+   * approval or the approval cannot be given (expired, the call changed, `callHash` names another call).
+   */
+  approvePacket(packetId: string, callHash?: string): Promise<Packet>;
   /** Throws like {@link approvePacket}. */
   denyPacket(packetId: string, reason: string): Promise<Packet>;
   /** Route only: which tools should this turn see. Executes nothing. */

@@ -62,6 +62,7 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
     submitPacket: requestValidator(schemas.submitPacket),
     route: requestValidator(schemas.route),
     packetRef: requestValidator(schemas.packetRef),
+    approve: requestValidator(schemas.approve),
     deny: requestValidator(schemas.deny),
     feedback: requestValidator(schemas.feedback),
     toolExamples: requestValidator(schemas.toolExamples),
@@ -97,7 +98,11 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
       return packet;
     },
 
-    approvePacket: async (request) => deps.approvePacket(packetId(request.packetId)),
+    async approvePacket(request) {
+      const id = packetId(request.packetId);
+      const { callHash } = valid<{ callHash?: string }>(check.approve, request.callHash ? { callHash: request.callHash } : {});
+      return deps.approvePacket(id, callHash);
+    },
 
     async denyPacket(request) {
       const id = packetId(request.packetId);

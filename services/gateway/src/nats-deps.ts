@@ -23,20 +23,17 @@ import {
 import {
   AddExamplesRequestSchema,
   AddExamplesResponseSchema,
-  addReflection,
   decodePacket,
   FeedbackRequestSchema,
   FeedbackResponseSchema,
   encodePacket,
-  finish,
   newPacket,
   Packet_State,
   RouteRequestSchema,
   RouteResponseSchema,
-  routingOf,
-  ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
 import type { Packet, Stage, ToolDefinition } from "@switchyard/packet";
+import { approveCall, denyCall } from "./approvals.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps, GatewayErrorCode } from "./deps.js";
 
@@ -138,23 +135,20 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
 
     getPacket: (packetId) => loadPacket(packets, packetId),
 
-    async approvePacket(packetId) {
+    async approvePacket(packetId, callHash) {
       const clock = startHopClock();
       const packet = await awaitingApproval(packetId);
-      const routing = routingOf(packet);
-      routing.executionStatus = ToolRoutingState_ExecutionStatus.APPROVED;
-      packet.state = Packet_State.EXECUTING;
-      packet.stateReason = "";
-      addReflection(packet, { step: "approval", summary: `approved by the user: ${routing.selectedTool?.toolName ?? "?"}` });
+      const outcome = approveCall(packet, callHash);
+      if (!outcome.approved) {
+        if (outcome.ended) await packets.put(packetId, encodePacket(packet));
+        throw new GatewayError("conflict", `packet ${packetId}: ${outcome.message}`);
+      }
       return (await dispatch(packet, "execute", true, clock)).packet;
     },
 
     async denyPacket(packetId, reason) {
       const packet = await awaitingApproval(packetId);
-      routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.USER_DENIED;
-      const summary = `denied by the user${reason ? `: ${reason}` : ""}`;
-      addReflection(packet, { step: "approval", summary });
-      finish(packet, Packet_State.COMPLETED, summary);
+      denyCall(packet, reason);
       await packets.put(packetId, encodePacket(packet));
       return packet;
     },

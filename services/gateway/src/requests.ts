@@ -114,6 +114,17 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
     addExamples: Type.Object({ examples }, { additionalProperties: false }),
     /** AddExamplesRequest as gRPC carries it: the tool's name in the message, not in the path. */
     toolExamples: Type.Object({ tool: toolName, examples }, { additionalProperties: false }),
+    approve: Type.Object(
+      {
+        callHash: Type.Optional(
+          Type.String({
+            pattern: "^[0-9a-f]{64}$",
+            description: "The call the user saw (toolRouting.approval.callHash): the approval is refused unless it is still the packet's call",
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
     deny: Type.Object(
       { reason: Type.Optional(Type.String({ maxLength: MAX_REASON_CHARS, description: "Why the call was denied" })) },
       { additionalProperties: false },

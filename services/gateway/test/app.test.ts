@@ -99,6 +99,27 @@ describe("gateway http - packets", () => {
     assert.equal(unknown.statusCode, 404);
   });
 
+  it("gateway http - an approval names the call it approves: another call's hash is 409, a malformed one 400", async () => {
+    const { app } = setup();
+    const waiting = (await app.inject(json("POST", "/v1/packets", { message: NEEDS_APPROVAL }))).json();
+    const id = waiting.header.packetId;
+    const callHash = waiting.toolRouting.approval.callHash;
+    assert.match(callHash, /^[0-9a-f]{64}$/);
+    assert.ok(Date.parse(waiting.toolRouting.approval.expiresAt) > Date.now(), "the approval expires later");
+
+    const other = await app.inject(json("POST", `/v1/packets/${id}/approve`, { callHash: "0".repeat(64) }));
+    assert.equal(other.statusCode, 409);
+    assert.match(other.json().message, /is not the call waiting for approval/);
+
+    const malformed = await app.inject(json("POST", `/v1/packets/${id}/approve`, { callHash: "abc" }));
+    assert.equal(malformed.statusCode, 400);
+    assert.equal(malformed.json().field, "callHash");
+
+    const approved = await app.inject(json("POST", `/v1/packets/${id}/approve`, { callHash }));
+    assert.equal(approved.statusCode, 200);
+    assert.ok(approved.json().toolRouting.approval.grantedAt, "the grant is recorded on the packet");
+  });
+
   it("gateway http - deny ends a waiting packet, with or without a body", async () => {
     const { app } = setup();
     for (const [request, reason] of [

@@ -8,11 +8,14 @@ import {
   routingOf,
   RoutingCandidate_Source,
   RoutingCandidateSchema,
+  requestApproval,
+  SelectedToolSchema,
   ToolDefinition_SideEffect,
   ToolDefinitionSchema,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
 import type { Packet, ToolDefinition } from "@switchyard/packet";
+import { approveCall, denyCall } from "../src/approvals.js";
 import { GatewayError } from "../src/deps.js";
 import type { FeedbackInput, GatewayDeps, RouteInput, RouteOutput, SubmitInput } from "../src/deps.js";
 
@@ -69,7 +72,10 @@ export class InMemoryGatewayDeps implements GatewayDeps {
       return { packet, finished: false };
     }
     if (input.message === NEEDS_APPROVAL) {
-      routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.AWAITING_CONFIDENCE;
+      const routing = routingOf(packet);
+      routing.selectedTool = create(SelectedToolSchema, { toolName: "filesystem.write_file", params: { path: "report.md", content: "the report" } });
+      routing.executionStatus = ToolRoutingState_ExecutionStatus.PENDING;
+      requestApproval(packet, 60_000);
       finish(packet, Packet_State.AWAITING_APPROVAL, "filesystem.write_file writes; approval needed");
     } else {
       finish(packet, Packet_State.COMPLETED);
@@ -81,16 +87,19 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return this.packets.get(packetId);
   }
 
-  async approvePacket(packetId: string) {
+  async approvePacket(packetId: string, callHash?: string) {
     const packet = this.awaitingApproval(packetId);
+    const outcome = approveCall(packet, callHash);
+    if (!outcome.approved) throw new GatewayError("conflict", `packet ${packetId}: ${outcome.message}`);
+    // What the executor would do next: run the call.
     routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.EXECUTED;
     return finish(packet, Packet_State.COMPLETED);
   }
 
   async denyPacket(packetId: string, reason: string) {
     const packet = this.awaitingApproval(packetId);
-    routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.USER_DENIED;
-    return finish(packet, Packet_State.COMPLETED, `denied by the user${reason ? `: ${reason}` : ""}`);
+    denyCall(packet, reason);
+    return packet;
   }
 
   async route(input: RouteInput): Promise<RouteOutput> {

@@ -1,4 +1,6 @@
 import type { ConfigSchema } from "@switchyard/config";
+import { llmConfigProperties, llmDefaults } from "@switchyard/llm";
+import type { LlmConfig } from "@switchyard/llm";
 
 /** The intent stage's settings, read from the environment by `readConfig(configSchema, env)`. */
 export const configSchema = {
@@ -16,10 +18,18 @@ export const configSchema = {
      * them) when the request asked for no domains itself.
      */
     INTENT_DOMAIN_FILTER: { type: "boolean", default: false },
+    /** Model that judges, after the plan's last step, whether the results answer the request (continuation.ts); empty: the plan decides. */
+    INTENT_MODEL: { type: "string", default: "" },
+    INTENT_TEMPERATURE: { type: "number", minimum: 0, maximum: 2, default: 0 },
+    ...llmConfigProperties,
   },
 } satisfies ConfigSchema;
 
-export interface Config {
+export interface Config extends LlmConfig {
+  /** @default "" */
+  INTENT_MODEL: string;
+  /** @default 0 */
+  INTENT_TEMPERATURE: number;
   /** @default 2 */
   INTENT_MAX_QUERY_TURNS: number;
   /** @default false */
@@ -30,4 +40,7 @@ export interface Config {
 export const defaultConfig: Config = {
   INTENT_MAX_QUERY_TURNS: configSchema.properties.INTENT_MAX_QUERY_TURNS.default,
   INTENT_DOMAIN_FILTER: configSchema.properties.INTENT_DOMAIN_FILTER.default,
+  INTENT_MODEL: "",
+  INTENT_TEMPERATURE: 0,
+  ...llmDefaults,
 };

@@ -5,3 +5,4 @@ export { configSchema, defaultConfig } from "./config.js";
 export type { Config } from "./config.js";
 export { detectToolNeed } from "./detect.js";
 export type { ToolNeed } from "./detect.js";
+export { judgeContinuation } from "./continuation.js";

@@ -1,9 +1,11 @@
-// Wiring only: settings → NATS → tool names from the catalog → the intent stage → drain on SIGTERM.
+// Wiring only: settings → NATS → tool names from the catalog → (the model's continuation judgement) → the intent stage → drain on SIGTERM.
 import { CATALOG_BUCKET, catalogKey, followCatalog, openBucket } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
+import { modelClientFor } from "@switchyard/llm";
 import { drainOnSignals, runStage, startService } from "@switchyard/runtime";
 import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
+import { judgeContinuation } from "./continuation.js";
 import { intentStage } from "./intent.js";
 
 const config = readConfig<Config>(configSchema, process.env);
@@ -15,5 +17,9 @@ const follower = await followCatalog(await openBucket(service.nc, CATALOG_BUCKET
 });
 service.onStop(() => follower.stop());
 drainOnSignals(service);
-await runStage(service, "intent", (packet) => intentStage(packet, config, { toolNames: () => toolNames.values() }));
+const model = modelClientFor(config, config.INTENT_MODEL);
+await runStage(service, "intent", async (packet) => {
+  if (model) await judgeContinuation(packet, model, config);
+  return intentStage(packet, config, { toolNames: () => toolNames.values() });
+});
 service.setReady(true);

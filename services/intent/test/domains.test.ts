@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { newPacket, Turn_Role, TurnSchema } from "@switchyard/packet";
 import type { Turn } from "@switchyard/packet";
+import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { detectDomains, domainsOf } from "../src/domains.js";
 import { intentStage } from "../src/intent.js";
@@ -37,7 +38,7 @@ const CASES: [string, string[]][] = [
   ["hello", []],
 ];
 
-const config: Config = { INTENT_MAX_QUERY_TURNS: 2, INTENT_DOMAIN_FILTER: false };
+const config: Config = defaultConfig;
 
 describe("domains", () => {
   for (const [text, expected] of CASES) {

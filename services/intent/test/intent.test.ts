@@ -13,11 +13,12 @@ import {
   TurnSchema,
 } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
+import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { detectToolNeed } from "../src/detect.js";
 import { intentStage, verdictOf } from "../src/intent.js";
 
-const config: Config = { INTENT_MAX_QUERY_TURNS: 2, INTENT_DOMAIN_FILTER: false };
+const config: Config = defaultConfig;
 
 /** What route → select → review → execute would leave behind for one step, then the executor's reinjection. */
 function runStep(packet: Packet, status: Status, options: { dryRun?: boolean; error?: string } = {}): void {

@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { newPacket, TurnSchema, Turn_Role } from "@switchyard/packet";
+import { defaultConfig } from "../src/config.js";
 import { decideToolNeed, intentStage } from "../src/intent.js";
 import { mentionedTool } from "../src/tool-mentions.js";
 
@@ -46,7 +47,7 @@ describe("intent - tool mentions", () => {
       message: "get the sum of 2 and 3",
       history: [create(TurnSchema, { role: Turn_Role.USER, content: "hello" })],
     });
-    assert.deepEqual(intentStage(packet, { INTENT_MAX_QUERY_TURNS: 2, INTENT_DOMAIN_FILTER: false }, { toolNames: () => CATALOG }), { next: "route" });
+    assert.deepEqual(intentStage(packet, defaultConfig, { toolNames: () => CATALOG }), { next: "route" });
     assert.equal(packet.intent?.detectedBy, "tool:everything.get-sum");
   });
 });

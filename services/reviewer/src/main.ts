@@ -1,8 +1,12 @@
-// Wiring only: settings → NATS → the review stage → drain on SIGTERM.
+// Wiring only: settings → NATS → the review stage with the configured reviewer → drain on SIGTERM.
 import { runStageService } from "@switchyard/runtime";
+import { chooseReviewer } from "./choose-reviewer.js";
 import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
-import { reviewStage } from "./review.js";
+import { reviewStageWith } from "./review.js";
+import type { Reviewer } from "./reviewer.js";
+
+let reviewer: Reviewer | undefined;
 
 await runStageService<Config>({
   name: "reviewer",
@@ -10,5 +14,5 @@ await runStageService<Config>({
   env: process.env,
   defaultHealthPort: 8084,
   configSchema,
-  handle: reviewStage,
+  handle: (packet, config) => reviewStageWith(packet, config, (reviewer ??= chooseReviewer(config))),
 });

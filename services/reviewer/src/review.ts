@@ -2,8 +2,10 @@
  * The review stage: decides whether the selected tool call may go on to the executor, and how.
  *
  * In order, each step explained in a reflection-log entry (step "review"):
- * 1. No selection, or a selected tool that is not among the routing candidates: rejected,
- *    never executed (SKIPPED, packet COMPLETED), whatever LOW_CONFIDENCE_ACTION says.
+ * 1. No selection, a selected tool that is not among the routing candidates, or a call this
+ *    packet already made (same tool, same arguments: it would loop, seed 002's repetition
+ *    detection): rejected, never executed (SKIPPED, packet COMPLETED), whatever
+ *    LOW_CONFIDENCE_ACTION says.
  * 2. Code checks (findings): arguments that fail the tool's inputSchema (missing, of the wrong
  *    type, out of range); the request's verb contradicting the tool (asks to delete/write/create/
  *    move/run but the tool only reads, as its name says, or asks to read/show/list but the tool
@@ -14,10 +16,20 @@
  *    (SKIPPED, COMPLETED) or "ask" (AWAITING_USER, the question in stateReason). A call that is not
  *    approved never runs, even if the threshold is set at or below 0.5.
  * 5. Policy (policy.ts): execute → APPROVED, EXECUTING; dry-run → APPROVED with toolRouting.dryRun,
- *    EXECUTING (the executor describes the call without making it); await-approval → AWAITING_APPROVAL.
+ *    EXECUTING (the executor describes the call without making it); await-approval → AWAITING_APPROVAL,
+ *    the approval bound to the call's hash and valid for APPROVAL_TTL_MS.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import { addReflection, finish, Packet_State, routingOf, ToolDefinition_SideEffect, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import {
+  addReflection,
+  finish,
+  Packet_State,
+  repeatedCall,
+  requestApproval,
+  routingOf,
+  ToolDefinition_SideEffect,
+  ToolRoutingState_ExecutionStatus,
+} from "@switchyard/packet";
 import type { Packet, SelectedTool, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import { changesThings, requestTexts, requestVerbs, toolActions } from "@switchyard/request-text";
 import { checkArguments } from "./check-args.js";
@@ -37,11 +49,12 @@ export function reviewStage(packet: Packet, config: Config): StageOutcome {
   return applyReview(packet, prepared, heuristicReview(prepared), config, "heuristic");
 }
 
-/** The review stage with any Reviewer (a model client later, or heuristicReviewer). */
+/** The review stage with any Reviewer (chooseReviewer: the model's, or heuristicReviewer). */
 export async function reviewStageWith(packet: Packet, config: Config, reviewer: Reviewer): Promise<StageOutcome> {
   const prepared = prepareReview(packet);
   if ("rejected" in prepared) return reject(packet, prepared.rejected);
-  return applyReview(packet, prepared, await reviewer.review(prepared), config, reviewer.kind);
+  const review = await reviewer.review(prepared);
+  return applyReview(packet, prepared, review, config, review.answeredBy ?? reviewer.kind);
 }
 
 /**
@@ -57,6 +70,12 @@ export function prepareReview(packet: Packet): ReviewRequest | { rejected: strin
     const names = routing.candidates.map((c) => c.tool?.name ?? "").filter(Boolean);
     return {
       rejected: `${selected.toolName} is not among the routing candidates (${names.join(", ") || "none"}), so it is rejected and never executed.`,
+    };
+  }
+  const repeated = repeatedCall(packet);
+  if (repeated) {
+    return {
+      rejected: `${selected.toolName} with these arguments was already called at hop ${repeated.hop} of this packet; calling it again would loop, so the packet stops here (repetition detection).`,
     };
   }
   const text = requestText(packet);
@@ -119,8 +138,9 @@ export function applyReview(packet: Packet, request: ReviewRequest, review: Revi
       return { next: "execute" };
     case "await-approval":
       routing.executionStatus = ToolRoutingState_ExecutionStatus.PENDING;
+      requestApproval(packet, config.APPROVAL_TTL_MS);
       addReflection(packet, { step: STEP, summary: `${toolName} waits for the user's approval (${at}). ${decision.reason}${tightenedNote}`, confidence });
-      finish(packet, Packet_State.AWAITING_APPROVAL, `Approve ${toolName} with ${JSON.stringify(selected.params ?? {})}? ${decision.reason}`);
+      finish(packet, Packet_State.AWAITING_APPROVAL, `Approve ${toolName} with ${JSON.stringify(selected.params ?? {})}? ${decision.reason} The approval is for this exact call (callHash ${routing.approval!.callHash}).`);
       return { done: true };
   }
 }

@@ -1,6 +1,6 @@
 /**
- * What any reviewer implementation answers to: the built-in heuristic today, an
- * OpenAI-compatible model client later (seed 000 §4.1 review_selection). The stage
+ * What any reviewer implementation answers to: the built-in heuristic (heuristic-reviewer.ts)
+ * or a model behind an OpenAI-compatible API (model-reviewer.ts), seed 000 §4.1 review_selection. The stage
  * (review.ts) owns everything that must hold whatever the implementation: the code checks
  * (findings) always refuse, "not approved" caps confidence at 0.5, the threshold, and policy.
  */
@@ -33,6 +33,8 @@ export interface Review {
   /** 0–1. */
   confidence: number;
   reasoning: string;
+  /** Who answered, when not the reviewer itself: "heuristic, because the model …" (a model reviewer's fallback). */
+  answeredBy?: string;
 }
 
 export interface Reviewer {

@@ -1,41 +1,28 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
-import type { JsonObject } from "@bufbuild/protobuf";
 import {
-  intentOf,
+  callHash,
   newPacket,
   Packet_State,
+  recordCall,
   RoutingCandidateSchema,
   routingOf,
-  SelectedToolSchema,
   ToolDefinition_SideEffect,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
-import type { Packet, RoutingCandidate } from "@switchyard/packet";
+import type { Packet } from "@switchyard/packet";
 import { candidate, candidates, toolDefinition } from "@switchyard/test-fixtures";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { reviewStage, reviewStageWith } from "../src/review.js";
 import type { Reviewer } from "../src/reviewer.js";
+import { selected } from "./selected-packet.js";
 
 const { APPROVED, SKIPPED, PENDING } = ToolRoutingState_ExecutionStatus;
 
 const READ_TOOLS = { "filesystem.read_text_file": 0.74, "filesystem.read_multiple_files": 0.75, "filesystem.get_file_info": 0.53 };
 const WRITE_TOOLS = { "filesystem.write_file": 0.65, "filesystem.read_text_file": 0.1 };
-
-/** A packet as the selector hands it to review. */
-function selected(message: string, cands: RoutingCandidate[], toolName: string, params: JsonObject, confidence: number): Packet {
-  const packet = newPacket({ message });
-  intentOf(packet).query = message;
-  const routing = routingOf(packet);
-  routing.candidates = cands;
-  routing.needsTool = true;
-  routing.selectedTool = create(SelectedToolSchema, { toolName, params, selectionConfidence: confidence, selectionReasoning: "test selection" });
-  routing.executionStatus = ToolRoutingState_ExecutionStatus.AWAITING_CONFIDENCE;
-  packet.state = Packet_State.REVIEWING;
-  return packet;
-}
 
 function lastReflection(packet: Packet) {
   const log = packet.reasoning!.reflectionLog;
@@ -78,6 +65,28 @@ describe("reviewer - reviewStage", () => {
     assert.equal(routingOf(packet).executionStatus, PENDING);
     assert.equal(routingOf(packet).dryRun, false);
     assert.match(lastReflection(packet).summary, /waits for the user's approval/);
+    const approval = routingOf(packet).approval!;
+    assert.equal(approval.callHash, callHash("filesystem.write_file", { content: "hello", path: "notes/a.txt" }), "bound to this exact call");
+    assert.match(packet.stateReason, new RegExp(`callHash ${approval.callHash}`));
+    const ttl = Number(approval.expiresAt!.seconds - approval.requestedAt!.seconds) * 1000;
+    assert.equal(ttl, config.APPROVAL_TTL_MS);
+    assert.equal(approval.grantedAt, undefined);
+  });
+
+  it("reviewer - the same call twice in one packet stops the loop", () => {
+    const packet = selected("read notes/todo.md again", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.9);
+    packet.header!.hop = 5;
+    recordCall(packet, { success: true, dryRun: false });
+    packet.header!.hop = 9;
+    assert.deepEqual(reviewStage(packet, config), { done: true });
+    assert.equal(routingOf(packet).executionStatus, SKIPPED);
+    assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.match(lastReflection(packet).summary, /already called at hop 5 of this packet; calling it again would loop/);
+
+    const other = selected("read notes/todo.md again", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/done.md" }, 0.9);
+    recordCall(other, { success: true, dryRun: false });
+    routingOf(other).selectedTool!.params = { path: "notes/todo.md" };
+    assert.deepEqual(reviewStage(other, config), { next: "execute" }, "other arguments are another call");
   });
 
   it("reviewer - a trusted write tool runs when writes are allowed", () => {

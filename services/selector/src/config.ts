@@ -1,14 +1,30 @@
 import type { ConfigSchema } from "@switchyard/config";
+import { llmConfigProperties, llmDefaults } from "@switchyard/llm";
+import type { LlmConfig } from "@switchyard/llm";
 
 /**
  * The selector's settings, read from the environment by `readConfig(configSchema, process.env)`.
  * The weights shape the built-in heuristic's candidate score (see heuristic-selector.ts); they are
- * normalised by their sum, so only their proportions matter.
+ * normalised by their sum, so only their proportions matter. With SELECTOR_MODEL set, a model
+ * chooses instead (model-selector.ts) and the heuristic is its fallback.
  */
 export const configSchema = {
   type: "object",
   additionalProperties: false,
   properties: {
+    SELECTOR_MODEL: {
+      type: "string",
+      default: "",
+      description: "Model that selects the tool and its arguments (e.g. gpt-4o-mini, qwen2.5:7b), served at LLM_BASE_URL. Empty: the built-in heuristic selects.",
+    },
+    SELECTOR_TEMPERATURE: {
+      type: "number",
+      minimum: 0,
+      maximum: 2,
+      default: 0.15,
+      description: "Sampling temperature of the selector model: low, so that the same request gets the same call (seed 000 §4.1).",
+    },
+    ...llmConfigProperties,
     SELECTOR_ALTERNATIVES: {
       type: "integer",
       minimum: 0,
@@ -44,7 +60,11 @@ export const configSchema = {
   },
 } as const satisfies ConfigSchema;
 
-export interface Config {
+export interface Config extends LlmConfig {
+  /** @default "" */
+  SELECTOR_MODEL: string;
+  /** @default 0.15 */
+  SELECTOR_TEMPERATURE: number;
   /** @default 2 */
   SELECTOR_ALTERNATIVES: number;
   /** @default 0.5 */
@@ -59,6 +79,9 @@ export interface Config {
 
 /** The settings with every default applied, for tests and for callers that build a Config by hand. */
 export const defaultConfig: Config = {
+  SELECTOR_MODEL: "",
+  SELECTOR_TEMPERATURE: 0.15,
+  ...llmDefaults,
   SELECTOR_ALTERNATIVES: 2,
   SELECTOR_WEIGHT_RETRIEVAL: 0.5,
   SELECTOR_WEIGHT_ARGUMENTS: 0.3,

@@ -1,8 +1,12 @@
-// Wiring only: settings → NATS → the select stage → drain on SIGTERM.
+// Wiring only: settings → NATS → the select stage with the configured selector → drain on SIGTERM.
 import { runStageService } from "@switchyard/runtime";
+import { chooseSelector } from "./choose-selector.js";
 import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
-import { selectStage } from "./select.js";
+import { selectStageWith } from "./select.js";
+import type { Selector } from "./selector.js";
+
+let selector: Selector | undefined;
 
 await runStageService<Config>({
   name: "selector",
@@ -10,5 +14,5 @@ await runStageService<Config>({
   env: process.env,
   defaultHealthPort: 8083,
   configSchema,
-  handle: selectStage,
+  handle: (packet, config) => selectStageWith(packet, config, (selector ??= chooseSelector(config))),
 });

@@ -49,8 +49,9 @@ export function applySelection(
   request: SelectionRequest,
   selection: Selection,
   config: Config,
-  selectorKind: string,
+  kind: string,
 ): StageOutcome {
+  const selectorKind = selection.answeredBy ?? kind;
   const routing = routingOf(packet);
   const byName = new Map(request.candidates.map((c) => [c.tool?.name ?? "", c]));
   const seen = new Set<string>();
@@ -91,6 +92,7 @@ export function applySelection(
   routing.reviewConfidence = 0;
   routing.reviewReasoning = "";
   routing.dryRun = false;
+  routing.approval = undefined;
   routing.executionStatus = ToolRoutingState_ExecutionStatus.AWAITING_CONFIDENCE;
   packet.state = Packet_State.REVIEWING;
 

@@ -1,6 +1,6 @@
 /**
- * What any selector implementation answers to: the built-in heuristic today, an
- * OpenAI-compatible model client later. The stage (select.ts) owns everything that must
+ * What any selector implementation answers to: the built-in heuristic (heuristic-selector.ts)
+ * or a model behind an OpenAI-compatible API (model-selector.ts). The stage (select.ts) owns everything that must
  * hold whatever the implementation: only candidates may be chosen, arguments are validated
  * against the tool's schema, and the packet is updated the same way.
  */
@@ -31,6 +31,8 @@ export interface Choice {
 export interface Selection {
   choices: Choice[];
   reasoning: string;
+  /** Who answered, when not the selector itself: "heuristic, because the model …" (a model selector's fallback). */
+  answeredBy?: string;
 }
 
 export interface Selector {

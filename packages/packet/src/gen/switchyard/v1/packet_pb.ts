@@ -18,7 +18,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/packet.proto.
  */
 export const file_switchyard_v1_packet: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSKQBAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCSK6AQoFU3RhdGUSDAoIUkVDRUlWRUQQABIUChBERVRFQ1RJTkdfSU5URU5UEAESCwoHUk9VVElORxACEg0KCVNFTEVDVElORxADEg0KCVJFVklFV0lORxAEEg0KCUVYRUNVVElORxAFEg4KClJFSU5KRUNURUQQBhINCglDT01QTEVURUQQBxIVChFBV0FJVElOR19BUFBST1ZBTBAIEhEKDUFXQUlUSU5HX1VTRVIQCRIKCgZGQUlMRUQQCiKiAQoMUGFja2V0SGVhZGVyEhEKCXBhY2tldF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA2hvcBgFIAEoDSK0AQoNUGFja2V0Q29udGVudBIXCg9vcmlnaW5hbF9wcm9tcHQYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhItCgtkYXRhX2ZpZWxkcxgDIAMoCzIYLnN3aXRjaHlhcmQudjEuRGF0YUZpZWxkEhUKDWFsbG93ZWRfdG9vbHMYBCADKAkSDQoFcG9vbHMYBSADKAkSDwoHZG9tYWlucxgGIAMoCSJ2CgRUdXJuEiYKBHJvbGUYASABKA4yGC5zd2l0Y2h5YXJkLnYxLlR1cm4uUm9sZRIPCgdjb250ZW50GAIgASgJIjUKBFJvbGUSCAoEVVNFUhAAEg0KCUFTU0lTVEFOVBABEgoKBlNZU1RFTRACEggKBFRPT0wQAyJdCglEYXRhRmllbGQSCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEgwKBHR5cGUYAyABKAkSDgoGc291cmNlGAQgASgJInUKBkludGVudBITCgt1c2VyX2ludGVudBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVzdGVwcxgDIAMoCRISCgpzdGVwX2luZGV4GAQgASgNEhMKC2RldGVjdGVkX2J5GAUgASgJEg8KB2RvbWFpbnMYBiADKAki5QQKEFRvb2xSb3V0aW5nU3RhdGUSEgoKbmVlZHNfdG9vbBgBIAEoCBIZChFyb3V0aW5nX3JlcXVlc3RlZBgCIAEoCBIzCgpjYW5kaWRhdGVzGAMgAygLMh8uc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlEjIKDXNlbGVjdGVkX3Rvb2wYBCABKAsyGy5zd2l0Y2h5YXJkLnYxLlNlbGVjdGVkVG9vbBI2ChFhbHRlcm5hdGl2ZV90b29scxgFIAMoCzIbLnN3aXRjaHlhcmQudjEuU2VsZWN0ZWRUb29sEhkKEXJldmlld19jb25maWRlbmNlGAYgASgBEhgKEHJldmlld19yZWFzb25pbmcYByABKAkSSQoQZXhlY3V0aW9uX3N0YXR1cxgIIAEoDjIvLnN3aXRjaHlhcmQudjEuVG9vbFJvdXRpbmdTdGF0ZS5FeGVjdXRpb25TdGF0dXMSPAoQZXhlY3V0aW9uX3Jlc3VsdBgJIAEoCzIiLnN3aXRjaHlhcmQudjEuVG9vbEV4ZWN1dGlvblJlc3VsdBIZChFyZWluamVjdGlvbl9jb3VudBgKIAEoDRIYChBtYXhfcmVpbmplY3Rpb25zGAsgASgNEg8KB2RyeV9ydW4YDCABKAgifQoPRXhlY3V0aW9uU3RhdHVzEgsKB1BFTkRJTkcQABIXChNBV0FJVElOR19DT05GSURFTkNFEAESDAoIQVBQUk9WRUQQAhIMCghFWEVDVVRFRBADEgoKBkZBSUxFRBAEEgsKB1NLSVBQRUQQBRIPCgtVU0VSX0RFTklFRBAGIroCCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi0KDGlucHV0X3NjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSPQoLc2lkZV9lZmZlY3QYBCABKA4yKC5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uLlNpZGVFZmZlY3QSDgoGc2VydmVyGAUgASgJEhgKEHNlcnZlcl90b29sX25hbWUYBiABKAkSDAoEY29yZRgHIAEoCBIQCghleGFtcGxlcxgIIAMoCRIMCgRwb29sGAkgASgJEg8KB2RvbWFpbnMYCiADKAkiLgoKU2lkZUVmZmVjdBIICgRSRUFEEAASCQoFV1JJVEUQARILCgdFWEVDVVRFEAIitAEKEFJvdXRpbmdDYW5kaWRhdGUSKwoEdG9vbBgBIAEoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24SDQoFc2NvcmUYAiABKAESNgoGc291cmNlGAMgASgOMiYuc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlLlNvdXJjZSIsCgZTb3VyY2USDAoIU0VNQU5USUMQABIICgRDT1JFEAESCgoGUElOTkVEEAIihQEKDFNlbGVjdGVkVG9vbBIRCgl0b29sX25hbWUYASABKAkSJwoGcGFyYW1zGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIbChNzZWxlY3Rpb25fcmVhc29uaW5nGAMgASgJEhwKFHNlbGVjdGlvbl9jb25maWRlbmNlGAQgASgBIngKE1Rvb2xFeGVjdXRpb25SZXN1bHQSDwoHc3VjY2VzcxgBIAEoCBImCgZvdXRwdXQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDQoFZXJyb3IYAyABKAkSGQoRZXhlY3V0aW9uX3RpbWVfbXMYBCABKA0ieAoJUmVhc29uaW5nEjkKDnJlZmxlY3Rpb25fbG9nGAEgAygLMiEuc3dpdGNoeWFyZC52MS5SZWZsZWN0aW9uTG9nRW50cnkSMAoJc2tldGNocGFkGAIgAygLMh0uc3dpdGNoeWFyZC52MS5Ta2V0Y2hwYWRFbnRyeSKEAQoSUmVmbGVjdGlvbkxvZ0VudHJ5EgwKBHN0ZXAYASABKAkSDwoHc3VtbWFyeRgCIAEoCRISCgpjb25maWRlbmNlGAMgASgBEiYKAmF0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgFIAEoDSJdCg5Ta2V0Y2hwYWRFbnRyeRIMCgRzbG90GAEgASgJEicKB2NvbnRlbnQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSFAoMY29udGVudF90eXBlGAMgASgJInoKA0hvcBIPCgdzZXJ2aWNlGAEgASgJEhAKCGluc3RhbmNlGAIgASgJEgsKA2hvcBgDIAEoDRIuCgpzdGFydGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgFIAEoAWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSKQBAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCSK6AQoFU3RhdGUSDAoIUkVDRUlWRUQQABIUChBERVRFQ1RJTkdfSU5URU5UEAESCwoHUk9VVElORxACEg0KCVNFTEVDVElORxADEg0KCVJFVklFV0lORxAEEg0KCUVYRUNVVElORxAFEg4KClJFSU5KRUNURUQQBhINCglDT01QTEVURUQQBxIVChFBV0FJVElOR19BUFBST1ZBTBAIEhEKDUFXQUlUSU5HX1VTRVIQCRIKCgZGQUlMRUQQCiKiAQoMUGFja2V0SGVhZGVyEhEKCXBhY2tldF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA2hvcBgFIAEoDSK0AQoNUGFja2V0Q29udGVudBIXCg9vcmlnaW5hbF9wcm9tcHQYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhItCgtkYXRhX2ZpZWxkcxgDIAMoCzIYLnN3aXRjaHlhcmQudjEuRGF0YUZpZWxkEhUKDWFsbG93ZWRfdG9vbHMYBCADKAkSDQoFcG9vbHMYBSADKAkSDwoHZG9tYWlucxgGIAMoCSJ2CgRUdXJuEiYKBHJvbGUYASABKA4yGC5zd2l0Y2h5YXJkLnYxLlR1cm4uUm9sZRIPCgdjb250ZW50GAIgASgJIjUKBFJvbGUSCAoEVVNFUhAAEg0KCUFTU0lTVEFOVBABEgoKBlNZU1RFTRACEggKBFRPT0wQAyJdCglEYXRhRmllbGQSCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEgwKBHR5cGUYAyABKAkSDgoGc291cmNlGAQgASgJInUKBkludGVudBITCgt1c2VyX2ludGVudBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVzdGVwcxgDIAMoCRISCgpzdGVwX2luZGV4GAQgASgNEhMKC2RldGVjdGVkX2J5GAUgASgJEg8KB2RvbWFpbnMYBiADKAkiuAUKEFRvb2xSb3V0aW5nU3RhdGUSEgoKbmVlZHNfdG9vbBgBIAEoCBIZChFyb3V0aW5nX3JlcXVlc3RlZBgCIAEoCBIzCgpjYW5kaWRhdGVzGAMgAygLMh8uc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlEjIKDXNlbGVjdGVkX3Rvb2wYBCABKAsyGy5zd2l0Y2h5YXJkLnYxLlNlbGVjdGVkVG9vbBI2ChFhbHRlcm5hdGl2ZV90b29scxgFIAMoCzIbLnN3aXRjaHlhcmQudjEuU2VsZWN0ZWRUb29sEhkKEXJldmlld19jb25maWRlbmNlGAYgASgBEhgKEHJldmlld19yZWFzb25pbmcYByABKAkSSQoQZXhlY3V0aW9uX3N0YXR1cxgIIAEoDjIvLnN3aXRjaHlhcmQudjEuVG9vbFJvdXRpbmdTdGF0ZS5FeGVjdXRpb25TdGF0dXMSPAoQZXhlY3V0aW9uX3Jlc3VsdBgJIAEoCzIiLnN3aXRjaHlhcmQudjEuVG9vbEV4ZWN1dGlvblJlc3VsdBIZChFyZWluamVjdGlvbl9jb3VudBgKIAEoDRIYChBtYXhfcmVpbmplY3Rpb25zGAsgASgNEg8KB2RyeV9ydW4YDCABKAgSKQoIYXBwcm92YWwYDSABKAsyFy5zd2l0Y2h5YXJkLnYxLkFwcHJvdmFsEiYKBWNhbGxzGA4gAygLMhcuc3dpdGNoeWFyZC52MS5Ub29sQ2FsbCJ9Cg9FeGVjdXRpb25TdGF0dXMSCwoHUEVORElORxAAEhcKE0FXQUlUSU5HX0NPTkZJREVOQ0UQARIMCghBUFBST1ZFRBACEgwKCEVYRUNVVEVEEAMSCgoGRkFJTEVEEAQSCwoHU0tJUFBFRBAFEg8KC1VTRVJfREVOSUVEEAYiugIKDlRvb2xEZWZpbml0aW9uEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSLQoMaW5wdXRfc2NoZW1hGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBI9CgtzaWRlX2VmZmVjdBgEIAEoDjIoLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24uU2lkZUVmZmVjdBIOCgZzZXJ2ZXIYBSABKAkSGAoQc2VydmVyX3Rvb2xfbmFtZRgGIAEoCRIMCgRjb3JlGAcgASgIEhAKCGV4YW1wbGVzGAggAygJEgwKBHBvb2wYCSABKAkSDwoHZG9tYWlucxgKIAMoCSIuCgpTaWRlRWZmZWN0EggKBFJFQUQQABIJCgVXUklURRABEgsKB0VYRUNVVEUQAiK0AQoQUm91dGluZ0NhbmRpZGF0ZRIrCgR0b29sGAEgASgLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbhINCgVzY29yZRgCIAEoARI2CgZzb3VyY2UYAyABKA4yJi5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUuU291cmNlIiwKBlNvdXJjZRIMCghTRU1BTlRJQxAAEggKBENPUkUQARIKCgZQSU5ORUQQAiKFAQoMU2VsZWN0ZWRUb29sEhEKCXRvb2xfbmFtZRgBIAEoCRInCgZwYXJhbXMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhsKE3NlbGVjdGlvbl9yZWFzb25pbmcYAyABKAkSHAoUc2VsZWN0aW9uX2NvbmZpZGVuY2UYBCABKAEirwEKCEFwcHJvdmFsEhEKCWNhbGxfaGFzaBgBIAEoCRIwCgxyZXF1ZXN0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmdyYW50ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KCFRvb2xDYWxsEhEKCXRvb2xfbmFtZRgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkSCwoDaG9wGAMgASgNEg8KB3N1Y2Nlc3MYBCABKAgSDwoHZHJ5X3J1bhgFIAEoCCJ4ChNUb29sRXhlY3V0aW9uUmVzdWx0Eg8KB3N1Y2Nlc3MYASABKAgSJgoGb3V0cHV0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEg0KBWVycm9yGAMgASgJEhkKEWV4ZWN1dGlvbl90aW1lX21zGAQgASgNIngKCVJlYXNvbmluZxI5Cg5yZWZsZWN0aW9uX2xvZxgBIAMoCzIhLnN3aXRjaHlhcmQudjEuUmVmbGVjdGlvbkxvZ0VudHJ5EjAKCXNrZXRjaHBhZBgCIAMoCzIdLnN3aXRjaHlhcmQudjEuU2tldGNocGFkRW50cnkihAEKElJlZmxlY3Rpb25Mb2dFbnRyeRIMCgRzdGVwGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEgoKY29uZmlkZW5jZRgDIAEoARImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKA0iXQoOU2tldGNocGFkRW50cnkSDAoEc2xvdBgBIAEoCRInCgdjb250ZW50GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhQKDGNvbnRlbnRfdHlwZRgDIAEoCSJ6CgNIb3ASDwoHc2VydmljZRgBIAEoCRIQCghpbnN0YW5jZRgCIAEoCRILCgNob3AYAyABKA0SLgoKc3RhcnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKAFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message switchyard.v1.Packet
@@ -444,6 +444,22 @@ export type ToolRoutingState = Message<"switchyard.v1.ToolRoutingState"> & {
    * @generated from field: bool dry_run = 12;
    */
   dryRun: boolean;
+
+  /**
+   * The user's approval the selected call waits for or was given; bound to the
+   * call's hash, so a changed call needs a new approval. Unset: none needed.
+   *
+   * @generated from field: switchyard.v1.Approval approval = 13;
+   */
+  approval?: Approval | undefined;
+
+  /**
+   * Every call the executor made (or dry-ran) for this packet, in order: the
+   * reviewer stops a packet that asks for the same call twice (seed 002).
+   *
+   * @generated from field: repeated switchyard.v1.ToolCall calls = 14;
+   */
+  calls: ToolCall[];
 };
 
 /**
@@ -691,6 +707,85 @@ export const SelectedToolSchema: GenMessage<SelectedTool> = /*@__PURE__*/
   messageDesc(file_switchyard_v1_packet, 9);
 
 /**
+ * @generated from message switchyard.v1.Approval
+ */
+export type Approval = Message<"switchyard.v1.Approval"> & {
+  /**
+   * call_hash of the call the approval is for (see ToolCall.call_hash).
+   *
+   * @generated from field: string call_hash = 1;
+   */
+  callHash: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp requested_at = 2;
+   */
+  requestedAt?: Timestamp | undefined;
+
+  /**
+   * After this the approval can no longer be given; the packet must be sent again.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * When the user approved; unset while the approval is pending.
+   *
+   * @generated from field: google.protobuf.Timestamp granted_at = 4;
+   */
+  grantedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.Approval.
+ * Use `create(ApprovalSchema)` to create a new message.
+ */
+export const ApprovalSchema: GenMessage<Approval> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_packet, 10);
+
+/**
+ * @generated from message switchyard.v1.ToolCall
+ */
+export type ToolCall = Message<"switchyard.v1.ToolCall"> & {
+  /**
+   * @generated from field: string tool_name = 1;
+   */
+  toolName: string;
+
+  /**
+   * sha256 (hex) of the tool's name and its arguments as canonical JSON (keys sorted).
+   *
+   * @generated from field: string call_hash = 2;
+   */
+  callHash: string;
+
+  /**
+   * The packet's hop at which the executor handled the call.
+   *
+   * @generated from field: uint32 hop = 3;
+   */
+  hop: number;
+
+  /**
+   * @generated from field: bool success = 4;
+   */
+  success: boolean;
+
+  /**
+   * @generated from field: bool dry_run = 5;
+   */
+  dryRun: boolean;
+};
+
+/**
+ * Describes the message switchyard.v1.ToolCall.
+ * Use `create(ToolCallSchema)` to create a new message.
+ */
+export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_packet, 11);
+
+/**
  * @generated from message switchyard.v1.ToolExecutionResult
  */
 export type ToolExecutionResult = Message<"switchyard.v1.ToolExecutionResult"> & {
@@ -720,7 +815,7 @@ export type ToolExecutionResult = Message<"switchyard.v1.ToolExecutionResult"> &
  * Use `create(ToolExecutionResultSchema)` to create a new message.
  */
 export const ToolExecutionResultSchema: GenMessage<ToolExecutionResult> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 10);
+  messageDesc(file_switchyard_v1_packet, 12);
 
 /**
  * @generated from message switchyard.v1.Reasoning
@@ -742,7 +837,7 @@ export type Reasoning = Message<"switchyard.v1.Reasoning"> & {
  * Use `create(ReasoningSchema)` to create a new message.
  */
 export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 11);
+  messageDesc(file_switchyard_v1_packet, 13);
 
 /**
  * @generated from message switchyard.v1.ReflectionLogEntry
@@ -781,7 +876,7 @@ export type ReflectionLogEntry = Message<"switchyard.v1.ReflectionLogEntry"> & {
  * Use `create(ReflectionLogEntrySchema)` to create a new message.
  */
 export const ReflectionLogEntrySchema: GenMessage<ReflectionLogEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 12);
+  messageDesc(file_switchyard_v1_packet, 14);
 
 /**
  * @generated from message switchyard.v1.SketchpadEntry
@@ -808,7 +903,7 @@ export type SketchpadEntry = Message<"switchyard.v1.SketchpadEntry"> & {
  * Use `create(SketchpadEntrySchema)` to create a new message.
  */
 export const SketchpadEntrySchema: GenMessage<SketchpadEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 13);
+  messageDesc(file_switchyard_v1_packet, 15);
 
 /**
  * @generated from message switchyard.v1.Hop
@@ -849,5 +944,5 @@ export type Hop = Message<"switchyard.v1.Hop"> & {
  * Use `create(HopSchema)` to create a new message.
  */
 export const HopSchema: GenMessage<Hop> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 14);
+  messageDesc(file_switchyard_v1_packet, 16);
 

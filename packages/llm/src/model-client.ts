@@ -1,0 +1,172 @@
+/**
+ * One JSON answer from any OpenAI-compatible chat API (OpenAI, Ollama, vLLM, llama.cpp
+ * server, LM Studio) through the `openai` client.
+ *
+ * - Output: JSON-schema structured output where the server supports it, its JSON mode or
+ *   the schema in the prompt otherwise (`OutputMode`). In "auto" a server that rejects
+ *   `response_format` (400/422) is asked again one step down, and the client remembers the
+ *   step for its later requests.
+ * - One repair: a reply that is not a JSON object, or whose object the caller's `check`
+ *   finds fault with, is sent back once with the problems; what comes back is final.
+ * - Failures are answers, not exceptions: a timeout, an unreachable server, a 5xx or a
+ *   4xx come back as a `ModelFailure` the stage can fall back on and record in the packet.
+ */
+import OpenAI from "openai";
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { LlmConfig, OutputMode } from "./config.js";
+import { parseJsonReply } from "./json-reply.js";
+
+export interface ModelClientOptions {
+  /** Up to /v1; undefined: the openai client's default. */
+  baseURL?: string;
+  apiKey?: string;
+  timeoutMs: number;
+  /** @default 0 */
+  maxRetries?: number;
+  /** @default "auto" */
+  outputMode?: OutputMode;
+}
+
+export interface JsonRequest {
+  model: string;
+  temperature: number;
+  system: string;
+  user: string;
+  /** The answer's JSON schema, and its name for `response_format`. */
+  schemaName: string;
+  schema: Record<string, unknown>;
+  /** Problems with a parsed answer, each a sentence the model can act on; none: the answer stands. */
+  check?: (value: Record<string, unknown>) => string[];
+}
+
+export type FailureKind = "timeout" | "unavailable" | "refused" | "invalid-json";
+
+export interface ModelFailure {
+  kind: FailureKind;
+  /** A sentence for the packet's reflection log. */
+  message: string;
+}
+
+export type JsonAnswer =
+  | {
+      ok: true;
+      value: Record<string, unknown>;
+      /** What `check` still finds after the repair; empty when the answer is sound. */
+      problems: string[];
+      repaired: boolean;
+    }
+  | { ok: false; failure: ModelFailure };
+
+type Format = Exclude<OutputMode, "auto">;
+const STEP_DOWN: Record<Format, Format | undefined> = { json_schema: "json_object", json_object: "prompt", prompt: undefined };
+
+export class ModelClient {
+  private readonly client: OpenAI;
+  private readonly auto: boolean;
+  private format: Format;
+
+  constructor(readonly options: ModelClientOptions) {
+    this.client = new OpenAI({
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      // The client insists on a key; local servers ignore it.
+      apiKey: options.apiKey || "none",
+      timeout: options.timeoutMs,
+      maxRetries: options.maxRetries ?? 0,
+    });
+    const mode = options.outputMode ?? "auto";
+    this.auto = mode === "auto";
+    this.format = mode === "auto" ? "json_schema" : mode;
+  }
+
+  /** The answer to `request` as a JSON object, repaired at most once; see the module comment. */
+  async completeJson(request: JsonRequest): Promise<JsonAnswer> {
+    const messages: ChatCompletionMessageParam[] = [
+      { role: "system", content: `${request.system}\n\n${schemaInstruction(request.schema)}` },
+      { role: "user", content: request.user },
+    ];
+    const first = await this.ask(request, messages);
+    if (!first.ok) return first;
+    const parsed = parseJsonReply(first.text);
+    const problems = parsed.ok ? (request.check?.(parsed.value) ?? []) : [parsed.error];
+    if (parsed.ok && problems.length === 0) return { ok: true, value: parsed.value, problems: [], repaired: false };
+
+    messages.push({ role: "assistant", content: first.text }, { role: "user", content: repairInstruction(problems) });
+    const second = await this.ask(request, messages);
+    if (!second.ok) return second;
+    const repaired = parseJsonReply(second.text);
+    if (repaired.ok) return { ok: true, value: repaired.value, problems: request.check?.(repaired.value) ?? [], repaired: true };
+    // The repair broke the JSON: the first answer, faults and all, is still the better one.
+    if (parsed.ok) return { ok: true, value: parsed.value, problems, repaired: false };
+    return { ok: false, failure: { kind: "invalid-json", message: `${repaired.error}, after one repair attempt` } };
+  }
+
+  private async ask(request: JsonRequest, messages: ChatCompletionMessageParam[]): Promise<{ ok: true; text: string } | { ok: false; failure: ModelFailure }> {
+    for (;;) {
+      const body: ChatCompletionCreateParamsNonStreaming = {
+        model: request.model,
+        temperature: request.temperature,
+        messages,
+        ...responseFormat(this.format, request),
+      };
+      try {
+        const completion = await this.client.chat.completions.create(body);
+        return { ok: true, text: completion.choices[0]?.message?.content ?? "" };
+      } catch (err) {
+        const next = STEP_DOWN[this.format];
+        if (this.auto && next && isFormatRejection(err)) {
+          this.format = next;
+          continue;
+        }
+        return { ok: false, failure: failureOf(err, this.options.timeoutMs) };
+      }
+    }
+  }
+}
+
+/** A client for `model`, or undefined when no model is set (the stage then uses its heuristic). */
+export function modelClientFor(config: LlmConfig, model: string): ModelClient | undefined {
+  if (model.trim() === "") return undefined;
+  return new ModelClient({
+    baseURL: config.LLM_BASE_URL || undefined,
+    apiKey: config.LLM_API_KEY,
+    timeoutMs: config.LLM_TIMEOUT_MS,
+    maxRetries: config.LLM_MAX_RETRIES,
+    outputMode: config.LLM_OUTPUT_MODE,
+  });
+}
+
+function responseFormat(format: Format, request: JsonRequest): Pick<ChatCompletionCreateParamsNonStreaming, "response_format"> {
+  switch (format) {
+    case "json_schema":
+      // strict: false, because strict mode forbids open objects such as a tool's arguments.
+      return { response_format: { type: "json_schema", json_schema: { name: request.schemaName, schema: request.schema, strict: false } } };
+    case "json_object":
+      return { response_format: { type: "json_object" } };
+    case "prompt":
+      return {};
+  }
+}
+
+function schemaInstruction(schema: Record<string, unknown>): string {
+  return `Answer with one JSON object and nothing else. It must match this JSON schema:\n${JSON.stringify(schema)}`;
+}
+
+function repairInstruction(problems: string[]): string {
+  const sentences = problems.map((p) => (/[.!?]$/.test(p) ? p : `${p}.`));
+  return `Your answer cannot be used: ${sentences.join(" ")} Answer again with the corrected JSON object only.`;
+}
+
+/** A server that does not understand `response_format` answers 400 or 422. */
+function isFormatRejection(err: unknown): boolean {
+  return err instanceof OpenAI.APIError && (err.status === 400 || err.status === 422);
+}
+
+function failureOf(err: unknown, timeoutMs: number): ModelFailure {
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: "timeout", message: `the model did not answer within ${timeoutMs} ms` };
+  if (err instanceof OpenAI.APIConnectionError) return { kind: "unavailable", message: `the model could not be reached (${err.message})` };
+  if (err instanceof OpenAI.APIError && err.status !== undefined) {
+    const kind: FailureKind = err.status >= 500 || err.status === 429 ? "unavailable" : "refused";
+    return { kind, message: `the model answered HTTP ${err.status} (${err.message})` };
+  }
+  return { kind: "unavailable", message: `the model call failed (${(err as Error).message ?? String(err)})` };
+}

@@ -1,0 +1,15 @@
+import { modelClientFor } from "@switchyard/llm";
+import type { Config } from "./config.js";
+import { heuristicReviewer } from "./heuristic-reviewer.js";
+import { modelReviewer } from "./model-reviewer.js";
+import type { Reviewer } from "./reviewer.js";
+
+/**
+ * The reviewer the settings ask for: the model named by REVIEWER_MODEL, with the heuristic
+ * as its fallback; or, with no model set, the heuristic alone, saying so in every packet.
+ */
+export function chooseReviewer(config: Config): Reviewer {
+  const client = modelClientFor(config, config.REVIEWER_MODEL);
+  if (!client) return { ...heuristicReviewer, kind: `${heuristicReviewer.kind}, no REVIEWER_MODEL set` };
+  return modelReviewer(client, config, heuristicReviewer);
+}

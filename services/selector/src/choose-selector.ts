@@ -1,0 +1,16 @@
+import { modelClientFor } from "@switchyard/llm";
+import type { Config } from "./config.js";
+import { heuristicSelector } from "./heuristic-selector.js";
+import { modelSelector } from "./model-selector.js";
+import type { Selector } from "./selector.js";
+
+/**
+ * The selector the settings ask for: the model named by SELECTOR_MODEL, with the heuristic
+ * as its fallback; or, with no model set, the heuristic alone, saying so in every packet.
+ */
+export function chooseSelector(config: Config): Selector {
+  const heuristic = heuristicSelector(config);
+  const client = modelClientFor(config, config.SELECTOR_MODEL);
+  if (!client) return { ...heuristic, kind: `${heuristic.kind}, no SELECTOR_MODEL set` };
+  return modelSelector(client, config, heuristic);
+}
