@@ -110,6 +110,17 @@ describe("gateway grpc", () => {
     await rejectsWith("approvePacket", { packetId: "nope" }, grpc.status.NOT_FOUND);
   });
 
+  it("gateway grpc - ApprovePacket with call_hash: another call's is FAILED_PRECONDITION, a malformed one INVALID_ARGUMENT", async () => {
+    const { packetId } = await call("submitPacket", { message: NEEDS_APPROVAL });
+    const waiting = await call("getPacket", { packetId });
+    const callHash = waiting.toolRouting!.approval!.callHash;
+    await rejectsWith("approvePacket", { packetId, callHash: "0".repeat(64) }, grpc.status.FAILED_PRECONDITION, /is not the call waiting for approval/);
+    await rejectsWith("approvePacket", { packetId, callHash: "xyz" }, grpc.status.INVALID_ARGUMENT, /callHash/);
+    const approved = await call("approvePacket", { packetId, callHash });
+    assert.equal(approved.state, Packet_State.COMPLETED);
+    assert.ok(approved.toolRouting!.approval!.grantedAt);
+  });
+
   it("gateway grpc - DenyPacket ends a waiting packet with the reason", async () => {
     const { packetId } = await call("submitPacket", { message: NEEDS_APPROVAL });
     const denied = await call("denyPacket", { packetId, reason: "not today" });
