@@ -1,4 +1,5 @@
-export { Attr } from "./attributes.js";
+export { Attr, stageOutcomeAttributes } from "./attributes.js";
+export type { ContentRecording } from "./attributes.js";
 export { catalogKey, followBucket, followCatalog, listTools, putTool, removeTool } from "./catalog.js";
 export type { BucketListener, CatalogListener } from "./catalog.js";
 export { followExamples, readToolExamples, updateToolExamples } from "./examples-bucket.js";
@@ -33,7 +34,7 @@ export {
   withExamples,
 } from "./tool-examples.js";
 export type { StoredExample, ToolExamples } from "./tool-examples.js";
-export { extractTraceContext, injectTraceContext } from "./trace-context.js";
+export { currentTraceparent, extractTraceContext, injectTraceContext, packetTraceContext } from "./trace-context.js";
 export {
   CATALOG_BUCKET,
   EXAMPLES_BUCKET,

@@ -6,8 +6,10 @@ import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Tracer } from "@opentelemetry/api";
 import { addReflection, decodePacket, finish, Packet_State } from "@switchyard/packet";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
+import { maskSecrets, withPacketId } from "@switchyard/telemetry";
 import type { Logger } from "@switchyard/telemetry";
-import { Attr, packetMessageAttributes } from "./attributes.js";
+import { Attr, packetMessageAttributes, stageOutcomeAttributes } from "./attributes.js";
+import type { ContentRecording } from "./attributes.js";
 import { Headers } from "./headers.js";
 import { publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 import { PACKETS_STREAM } from "./topology.js";
@@ -26,6 +28,8 @@ export interface StageWorkerOptions {
   logger: Logger;
   /** Packets this process works on at once. @default 64 */
   concurrency?: number;
+  /** Record request text, tool arguments and output on the stage's span (masked, cut); absent: never. */
+  content?: ContentRecording;
 }
 
 export interface StageWorker {
@@ -93,16 +97,18 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
     },
     parent,
   );
-  await context.with(trace.setSpan(parent, span), async () => {
+  // Log lines written while the packet is worked on carry its id, and the span's trace and span ids.
+  await context.with(withPacketId(trace.setSpan(parent, span), packet.header?.packetId ?? ""), async () => {
     try {
       const outcome = await runStage(options, packet);
+      span.setAttributes(stageOutcomeAttributes(packet, options.content));
       recordHop(packet, service, clock);
       if ("next" in outcome) await publishPacket(js, tracer, outcome.next, packet);
       else await storeFinishedPacket(options.nc, options.packets, packet);
       msg.ack();
       logger.debug({ packetId: packet.header?.packetId, hop: packet.header?.hop, outcome }, "packet handed on");
     } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: String(error) });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: maskSecrets(String(error)) });
       throw error;
     } finally {
       span.end();

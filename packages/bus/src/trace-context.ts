@@ -1,4 +1,4 @@
-import { context, propagation } from "@opentelemetry/api";
+import { context, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
 import type { Context, TextMapGetter, TextMapSetter } from "@opentelemetry/api";
 import type { MsgHdrs } from "@nats-io/nats-core";
 
@@ -21,4 +21,16 @@ export function injectTraceContext(headers: MsgHdrs, ctx: Context = context.acti
 /** The context a message's headers carry, for the consumer's span to continue the trace. */
 export function extractTraceContext(headers: MsgHdrs | undefined): Context {
   return propagation.extract(context.active(), headers, getter);
+}
+
+/** The active trace as a W3C traceparent, to keep on the packet; "" when there is no trace. */
+export function currentTraceparent(ctx: Context = context.active()): string {
+  const carrier: Record<string, string> = {};
+  propagation.inject(ctx, carrier);
+  return carrier["traceparent"] ?? "";
+}
+
+/** The context of the trace a packet belongs to, from its header's traceparent (a new trace when it has none). */
+export function packetTraceContext(traceparent: string): Context {
+  return traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
 }

@@ -8,6 +8,7 @@ import type { KV } from "@nats-io/kv";
 import { create } from "@bufbuild/protobuf";
 import { decodePacket, finish, newPacket, Packet_State, ToolDefinitionSchema } from "@switchyard/packet";
 import type { Stage, StageOutcome, Packet } from "@switchyard/packet";
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
 import { createLogger, initTracing } from "@switchyard/telemetry";
 import { startLocalNats } from "@switchyard/local-nats";
 import type { LocalNats } from "@switchyard/local-nats";
@@ -32,7 +33,8 @@ import {
   startStageWorker,
 } from "../src/index.js";
 
-const tracing = initTracing("bus-test");
+// Spans recorded in memory, so that trace ids exist without an exporter.
+const tracing = initTracing("bus-test", { spanProcessors: [new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })] });
 const logger = createLogger("bus-test", "silent");
 
 describe("bus", () => {

@@ -10,9 +10,17 @@
  *   finds fault with, is sent back once with the problems; what comes back is final.
  * - Failures are answers, not exceptions: a timeout, an unreachable server, a 5xx or a
  *   4xx come back as a `ModelFailure` the stage can fall back on and record in the packet.
+ * - Every request is a CLIENT span `chat <model>` with the GenAI conventions' attributes
+ *   (model, temperature, token usage; never the prompt or the answer) and is measured:
+ *   `switchyard_model_call_duration_seconds`, `switchyard_model_call_errors_total`.
  */
 import OpenAI from "openai";
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import { ClientAttr, markFailed, processMetrics, withClientSpan } from "@switchyard/telemetry";
 import type { LlmConfig, OutputMode } from "./config.js";
 import { parseJsonReply } from "./json-reply.js";
 
@@ -108,19 +116,66 @@ export class ModelClient {
         messages,
         ...responseFormat(this.format, request),
       };
-      try {
-        const completion = await this.client.chat.completions.create(body);
-        return { ok: true, text: completion.choices[0]?.message?.content ?? "" };
-      } catch (err) {
-        const next = STEP_DOWN[this.format];
-        if (this.auto && next && isFormatRejection(err)) {
-          this.format = next;
-          continue;
-        }
-        return { ok: false, failure: failureOf(err, this.options.timeoutMs) };
+      const reply = await this.chat(body);
+      if (reply.ok) return { ok: true, text: reply.completion.choices[0]?.message?.content ?? "" };
+      const next = STEP_DOWN[this.format];
+      if (this.auto && next && isFormatRejection(reply.error)) {
+        this.format = next;
+        continue;
       }
+      return { ok: false, failure: reply.failure };
     }
   }
+
+  /** One chat completion request, in its span and measured; a failure is returned with its error. */
+  private chat(
+    body: ChatCompletionCreateParamsNonStreaming,
+  ): Promise<{ ok: true; completion: ChatCompletion } | { ok: false; error: unknown; failure: ModelFailure }> {
+    return withClientSpan(`chat ${body.model}`, this.requestAttributes(body), async (span) => {
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
+      try {
+        const completion = await this.client.chat.completions.create(body);
+        processMetrics().modelCall(body.model, seconds());
+        span.setAttributes(responseAttributes(completion));
+        return { ok: true, completion };
+      } catch (error) {
+        const failure = failureOf(error, this.options.timeoutMs);
+        processMetrics().modelCall(body.model, seconds(), failure.kind);
+        if (error instanceof OpenAI.APIError && error.status !== undefined) span.setAttribute(ClientAttr.HttpResponseStatusCode, error.status);
+        markFailed(span, failure.kind, failure.message);
+        return { ok: false, error, failure };
+      }
+    });
+  }
+
+  private requestAttributes(body: ChatCompletionCreateParamsNonStreaming) {
+    const server = new URL(this.client.baseURL);
+    return {
+      [ClientAttr.GenAiOperationName]: "chat",
+      // The wire protocol: OpenAI's, whichever server speaks it.
+      [ClientAttr.GenAiProviderName]: "openai",
+      [ClientAttr.GenAiRequestModel]: body.model,
+      ...(body.temperature == null ? {} : { [ClientAttr.GenAiRequestTemperature]: body.temperature }),
+      [ClientAttr.ServerAddress]: server.hostname,
+      [ClientAttr.ServerPort]: Number(server.port || (server.protocol === "https:" ? 443 : 80)),
+    };
+  }
+}
+
+/** What the answer says about itself: model, id, finish reasons, token usage; not its content. */
+function responseAttributes(completion: ChatCompletion) {
+  return {
+    [ClientAttr.GenAiResponseModel]: completion.model,
+    [ClientAttr.GenAiResponseId]: completion.id,
+    [ClientAttr.GenAiResponseFinishReasons]: completion.choices.map((choice) => choice.finish_reason),
+    ...(completion.usage
+      ? {
+          [ClientAttr.GenAiUsageInputTokens]: completion.usage.prompt_tokens,
+          [ClientAttr.GenAiUsageOutputTokens]: completion.usage.completion_tokens,
+        }
+      : {}),
+  };
 }
 
 /** A client for `model`, or undefined when no model is set (the stage then uses its heuristic). */

@@ -3,8 +3,19 @@ import { after, before, beforeEach, describe, it } from "node:test";
 // The scripted OpenAI-compatible server is the test double of a remote model API.
 import { startScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import type { ChatAnswer, RecordedChatRequest, ScriptedOpenAIServer } from "@switchyard/test-fixtures";
+import { promSample, recordSpans } from "@switchyard/test-fixtures";
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { processMetrics } from "@switchyard/telemetry";
 import { ModelClient, modelClientFor, llmDefaults, parseJsonReply } from "../src/index.js";
 import type { JsonRequest, ModelClientOptions } from "../src/index.js";
+
+// Spans are kept in memory for the tests to read.
+const { takeSpans } = recordSpans();
+
+/** A sample of this process's /metrics, 0 when the series does not exist yet. */
+async function metric(name: string, labels: Record<string, string>): Promise<number> {
+  return promSample((await processMetrics().exposition()).body, name, labels) ?? 0;
+}
 
 const SCHEMA = {
   type: "object",
@@ -125,6 +136,72 @@ describe("model client (against the scripted OpenAI-compatible server)", () => {
     const answer = await client({ outputMode: "prompt" }).completeJson(request());
     assert.equal(answer.ok && answer.value["answer"], "hi");
     assert.equal(server.chatRequests[0]!.responseFormat, undefined);
+  });
+
+  it("model client - a request is a CLIENT span `chat <model>` with GenAI attributes and no text, and is measured", async () => {
+    await takeSpans();
+    const model = { model: "scripted-chat" };
+    const [calls, errors] = [await metric("switchyard_model_call_duration_seconds_count", model), await metric("switchyard_model_call_errors_total", model)];
+    answers = [{ content: JSON.stringify({ answer: "reply-text-77" }) }];
+    const answer = await client().completeJson(request({ system: "system-text-11", user: "user-text-42" }));
+    assert.equal(answer.ok, true);
+
+    const [span, ...more] = await takeSpans();
+    assert.equal(more.length, 0);
+    assert.equal(span?.name, "chat scripted-chat");
+    assert.equal(span?.kind, SpanKind.CLIENT);
+    assert.equal(span?.status.code, SpanStatusCode.UNSET);
+    assert.deepEqual(span?.attributes, {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "scripted-chat",
+      "gen_ai.request.temperature": 0.15,
+      "server.address": "127.0.0.1",
+      "server.port": Number(new URL(server.url).port),
+      "gen_ai.response.model": "scripted-chat",
+      "gen_ai.response.id": "chatcmpl-scripted-1",
+      "gen_ai.response.finish_reasons": ["stop"],
+      "gen_ai.usage.input_tokens": 1,
+      "gen_ai.usage.output_tokens": 1,
+    });
+    const recorded = JSON.stringify([span?.attributes, span?.events, span?.status]);
+    for (const text of ["system-text-11", "user-text-42", "reply-text-77"]) assert.ok(!recorded.includes(text), `${text} is not on the span`);
+
+    assert.equal(await metric("switchyard_model_call_duration_seconds_count", model), calls + 1);
+    assert.equal(await metric("switchyard_model_call_errors_total", model), errors);
+  });
+
+  it("model client - a 503 is an ERROR span with error.type and counts as an unavailable error", async () => {
+    await takeSpans();
+    const labels = { model: "scripted-chat", kind: "unavailable" };
+    const [calls, errors] = [
+      await metric("switchyard_model_call_duration_seconds_count", { model: "scripted-chat" }),
+      await metric("switchyard_model_call_errors_total", labels),
+    ];
+    answers = [{ status: 503, message: "overloaded" }];
+    assert.equal((await client().completeJson(request())).ok, false);
+
+    const [span] = await takeSpans();
+    assert.equal(span?.status.code, SpanStatusCode.ERROR);
+    assert.match(span?.status.message ?? "", /HTTP 503/);
+    assert.equal(span?.attributes["error.type"], "unavailable");
+    assert.equal(span?.attributes["http.response.status_code"], 503);
+    assert.equal(span?.attributes["gen_ai.response.model"], undefined);
+    assert.equal(await metric("switchyard_model_call_errors_total", labels), errors + 1);
+    assert.equal(await metric("switchyard_model_call_duration_seconds_count", { model: "scripted-chat" }), calls + 1);
+  });
+
+  it("model client - a request asked again one format down is one span per request", async () => {
+    await takeSpans();
+    answers = [{ status: 422, message: "response_format is not supported" }, { content: JSON.stringify({ answer: "hi" }) }];
+    assert.equal((await client().completeJson(request())).ok, true);
+    assert.deepEqual(
+      (await takeSpans()).map((span) => [span.status.code, span.attributes["error.type"]]),
+      [
+        [SpanStatusCode.ERROR, "refused"],
+        [SpanStatusCode.UNSET, undefined],
+      ],
+    );
   });
 
   it("model client - an unreachable server is a failure, not an exception", async () => {

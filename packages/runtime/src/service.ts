@@ -9,17 +9,20 @@ import type { TopologyOptions } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
 import type { ConfigSchema } from "@switchyard/config";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
-import { createLogger, INSTANCE, initTracing } from "@switchyard/telemetry";
-import type { Logger, Tracing } from "@switchyard/telemetry";
+import { createLogger, INSTANCE, initTracing, processMetrics } from "@switchyard/telemetry";
+import type { Logger, Tracing, TracingOptions } from "@switchyard/telemetry";
 import { runtimeConfigSchema } from "./runtime-config.js";
 import type { RuntimeConfig } from "./runtime-config.js";
+import { measuredHandler, watchStageConsumer } from "./stage-metrics.js";
 
 export interface ServiceOptions {
   /** The service's name, on its logs, hops and NATS connection. */
   name: string;
   env: Record<string, string | undefined>;
-  /** Port of /healthz and /readyz when HEALTH_PORT is unset; unset means no health server (the gateway serves its own). */
+  /** Port of /healthz, /readyz and /metrics when HEALTH_PORT is unset; unset means no health server (the gateway serves its own). */
   defaultHealthPort?: number;
+  /** OpenTelemetry instrumentations of libraries the service uses (the gateway's fastify and gRPC servers). */
+  instrumentations?: TracingOptions["instrumentations"];
 }
 
 export interface ServiceContext {
@@ -46,7 +49,8 @@ export interface ServiceContext {
 export async function startService(options: ServiceOptions): Promise<ServiceContext> {
   const config = readConfig<RuntimeConfig>(runtimeConfigSchema, options.env);
   const logger = createLogger(options.name, config.LOG_LEVEL);
-  const tracing: Tracing = initTracing(options.name);
+  processMetrics().setService(options.name);
+  const tracing: Tracing = initTracing(options.name, { instrumentations: options.instrumentations ?? [], env: options.env });
   const nc = await connect({
     servers: config.NATS_URL.split(","),
     name: `${options.name}@${INSTANCE}`,
@@ -71,6 +75,10 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
     health.get("/readyz", async (_request, reply) =>
       ready && !nc.isClosed() ? { status: "ready" } : reply.code(503).send({ status: "not ready" }),
     );
+    health.get("/metrics", async (_request, reply) => {
+      const { contentType, body } = await processMetrics().exposition();
+      return reply.type(contentType).send(body);
+    });
     await health.listen({ port: healthPort, host: config.HEALTH_HOST });
   }
 
@@ -107,7 +115,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
   return context;
 }
 
-/** Creates the stage's durable consumer and works on its packets until shutdown. */
+/** Creates the stage's durable consumer and works on its packets until shutdown, measured on /metrics. */
 export async function runStage(
   context: ServiceContext,
   stage: Stage,
@@ -118,13 +126,15 @@ export async function runStage(
     nc: context.nc,
     stage,
     service: context.name,
-    handle,
+    handle: measuredHandler(processMetrics(), stage, handle),
     packets: context.packets,
     tracer: context.tracer,
     logger: context.logger,
     concurrency: context.config.STAGE_CONCURRENCY,
+    ...(context.config.TRACE_CONTENT ? { content: { maxChars: context.config.TRACE_CONTENT_MAX_CHARS } } : {}),
   });
   context.onStop(() => worker.stop());
+  context.onStop(await watchStageConsumer(processMetrics(), context.nc, stage));
 }
 
 /** SIGTERM and SIGINT drain the service, then the process exits. */

@@ -1,4 +1,8 @@
-export { createLogger, INSTANCE } from "./logger.js";
+export { createLogger, INSTANCE, withPacketId } from "./logger.js";
 export type { Logger } from "./logger.js";
 export { initTracing } from "./tracing.js";
-export type { Tracing } from "./tracing.js";
+export type { Tracing, TracingOptions } from "./tracing.js";
+export { maskDeep, maskSecrets, recordableText } from "./secrets.js";
+export { Metrics, processMetrics } from "./metrics.js";
+export type { ConsumerBacklog, FinishedPacket } from "./metrics.js";
+export { ClientAttr, markFailed, withClientSpan } from "./client-spans.js";

@@ -22,3 +22,5 @@ export type {
   ScriptedOpenAIServer,
   ScriptedOpenAIServerOptions,
 } from "./scripted-openai-server.js";
+export { promSample } from "./prometheus.js";
+export { recordSpans } from "./recorded-spans.js";

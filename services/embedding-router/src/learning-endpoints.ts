@@ -1,6 +1,7 @@
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { KV } from "@nats-io/kv";
-import { DONE_WILDCARD, EXAMPLES_SUBJECT, FEEDBACK_SUBJECT, loadPacket } from "@switchyard/bus";
+import { context } from "@opentelemetry/api";
+import { DONE_WILDCARD, EXAMPLES_SUBJECT, extractTraceContext, FEEDBACK_SUBJECT, loadPacket } from "@switchyard/bus";
 import {
   AddExamplesRequestSchema,
   AddExamplesResponseSchema,
@@ -8,6 +9,7 @@ import {
   FeedbackRequestSchema,
   FeedbackResponseSchema,
 } from "@switchyard/packet";
+import { withPacketId } from "@switchyard/telemetry";
 import type { Logger } from "@switchyard/telemetry";
 import { addToolExamples, applyFeedback, learnFromPacket } from "./learning.js";
 import type { LearningSettings } from "./learning.js";
@@ -62,8 +64,12 @@ export function serveLearning(deps: LearningDeps): { drain(): Promise<void> } {
 async function learn(deps: LearningDeps, msg: Msg): Promise<void> {
   try {
     const packet = decodePacket(msg.data);
-    const tool = await learnFromPacket(deps.examples, packet, deps.settings);
-    if (tool) deps.logger.debug({ packetId: packet.header?.packetId, tool }, "learned an example");
+    // Within the packet's trace (the announcement carries it), so the log lines say which packet and trace.
+    const ctx = withPacketId(extractTraceContext(msg.headers), packet.header?.packetId ?? "");
+    await context.with(ctx, async () => {
+      const tool = await learnFromPacket(deps.examples, packet, deps.settings);
+      if (tool) deps.logger.debug({ tool }, "learned an example");
+    });
   } catch (error) {
     deps.logger.warn({ err: error, subject: msg.subject }, "could not learn from a finished packet");
   }

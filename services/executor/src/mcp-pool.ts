@@ -10,6 +10,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
+import { ClientAttr, markFailed, processMetrics, withClientSpan } from "@switchyard/telemetry";
 import type { ServerConfig, SideEffectName, ToolOverrides } from "./servers-config.js";
 
 /** The part of a pino logger the pool uses; the pool logs nothing unless given one. */
@@ -51,6 +52,15 @@ const SIDE_EFFECTS: Record<SideEffectName, ToolDefinition_SideEffect> = {
   write: ToolDefinition_SideEffect.WRITE,
   execute: ToolDefinition_SideEffect.EXECUTE,
 };
+
+/**
+ * Why a call failed, as `error.type` and the errors metric's `kind`: the tool said so
+ * (`isError`), no answer in time, the server had gone, a JSON-RPC error, or anything else
+ * on the way (an HTTP server unreachable).
+ */
+type McpFailure = "tool_error" | "timeout" | "server_lost" | "protocol_error" | "transport_error";
+
+type CallOutcome = { success: true; output: JsonValue } | { success: false; failure: McpFailure; error: string };
 
 interface Connection {
   config: ServerConfig;
@@ -99,35 +109,55 @@ export class McpPool {
   /**
    * Calls a tool by catalog name. Never throws: an unknown tool, a tool error
    * (`isError`), a protocol error, a lost server or a timeout all come back as
-   * `success: false` with the reason in `error`.
+   * `success: false` with the reason in `error`. Each call to a server is a CLIENT
+   * span `tools/call <tool>` (no arguments or output on it) and is measured:
+   * `switchyard_mcp_call_duration_seconds`, `switchyard_mcp_call_errors_total`.
    */
   async callTool(catalogName: string, args: JsonObject, options: CallToolOptions = {}): Promise<ToolCallResult> {
-    const started = performance.now();
-    const failed = (error: string): ToolCallResult => ({
-      success: false,
-      output: null,
-      error,
-      executionTimeMs: Math.round(performance.now() - started),
-    });
     const entry = this.byName.get(catalogName);
-    if (!entry) return failed(`unknown tool ${catalogName}`);
+    // No server is asked: neither a span nor a metric (the name may be anything a packet carried).
+    if (!entry) return { success: false, output: null, error: `unknown tool ${catalogName}`, executionTimeMs: 0 };
     const { connection, tool } = entry;
-    if (connection.lost) return failed(`MCP server ${connection.config.name} is not running${stderrNote(connection)}`);
+    const server = connection.config.name;
+    const attributes = {
+      [ClientAttr.McpMethodName]: "tools/call",
+      [ClientAttr.GenAiOperationName]: "execute_tool",
+      [ClientAttr.GenAiToolName]: tool,
+      [ClientAttr.ToolServer]: server,
+      [ClientAttr.NetworkTransport]: connection.config.transport === "http" ? "tcp" : "pipe",
+    };
+    return withClientSpan(`tools/call ${tool}`, attributes, async (span) => {
+      const started = performance.now();
+      const outcome = await this.invoke(connection, tool, catalogName, args, options);
+      const seconds = (performance.now() - started) / 1000;
+      processMetrics().mcpCall(server, tool, seconds, outcome.success ? undefined : outcome.failure);
+      // The kind only: a tool's error text may quote its arguments or output.
+      if (!outcome.success) markFailed(span, outcome.failure);
+      const executionTimeMs = Math.round(seconds * 1000);
+      return outcome.success
+        ? { success: true, output: outcome.output, executionTimeMs }
+        : { success: false, output: null, error: outcome.error, executionTimeMs };
+    });
+  }
 
+  private async invoke(connection: Connection, tool: string, catalogName: string, args: JsonObject, options: CallToolOptions): Promise<CallOutcome> {
+    if (connection.lost) {
+      return { success: false, failure: "server_lost", error: `MCP server ${connection.config.name} is not running${stderrNote(connection)}` };
+    }
     const timeoutMs = connection.config.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     try {
       const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs });
-      const executionTimeMs = Math.round(performance.now() - started);
       // Servers on protocol 2024-10-07 and older answer { toolResult }.
-      if ("toolResult" in result) return { success: true, output: toJsonValue(result.toolResult), executionTimeMs };
+      if ("toolResult" in result) return { success: true, output: toJsonValue(result.toolResult) };
       const callResult = result as CallToolResult;
-      if (callResult.isError) return { success: false, output: null, error: errorText(callResult), executionTimeMs };
-      return { success: true, output: outputOf(callResult), executionTimeMs };
+      if (callResult.isError) return { success: false, failure: "tool_error", error: errorText(callResult) };
+      return { success: true, output: outputOf(callResult) };
     } catch (error) {
       if (error instanceof McpError && error.code === Number(ErrorCode.RequestTimeout)) {
-        return failed(`${catalogName} timed out after ${timeoutMs} ms`);
+        return { success: false, failure: "timeout", error: `${catalogName} timed out after ${timeoutMs} ms` };
       }
-      return failed(`${catalogName}: ${(error as Error).message}${connection.lost ? stderrNote(connection) : ""}`);
+      const failure: McpFailure = connection.lost ? "server_lost" : error instanceof McpError ? "protocol_error" : "transport_error";
+      return { success: false, failure, error: `${catalogName}: ${(error as Error).message}${connection.lost ? stderrNote(connection) : ""}` };
     }
   }
 

@@ -8,7 +8,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { ToolDefinition_SideEffect } from "@switchyard/packet";
+import { processMetrics } from "@switchyard/telemetry";
+import { promSample, recordSpans } from "@switchyard/test-fixtures";
 import { McpPool, resolveCommand, sideEffectOf } from "../src/mcp-pool.js";
 import { loadServersConfig } from "../src/servers-config.js";
 import type { ServerConfig } from "../src/servers-config.js";
@@ -17,6 +20,14 @@ const TODO = "# To do\n\n- [ ] read me through MCP\n";
 const REPO_CONFIG = fileURLToPath(new URL("../../../switchyard.yaml", import.meta.url));
 const REPO_TODO = fileURLToPath(new URL("../../../examples/workspace/notes/todo.md", import.meta.url));
 const EVERYTHING = fileURLToPath(new URL("../node_modules/.bin/mcp-server-everything", import.meta.url));
+
+// Spans are kept in memory for the tests to read.
+const { takeSpans } = recordSpans();
+
+/** A sample of this process's /metrics, 0 when the series does not exist yet. */
+async function metric(name: string, labels: Record<string, string>): Promise<number> {
+  return promSample((await processMetrics().exposition()).body, name, labels) ?? 0;
+}
 
 /** A temp dir holding `switchyard.yaml` (and whatever else the test writes), loaded through the real loader. */
 async function configIn(dir: string, yaml: string): Promise<ServerConfig[]> {
@@ -156,12 +167,48 @@ describe("mcp pool - filesystem server", () => {
     assert.match(outside.error ?? "", /outside allowed directories/);
   });
 
-  it("mcp pool - unknown and excluded tools are refused without a call", async () => {
+  it("mcp pool - a call is a CLIENT span `tools/call <tool>` without arguments or output, and is measured", async () => {
+    await takeSpans();
+    const tool = { server: "fs", tool: "read_text_file" };
+    const [calls, toolErrors] = [
+      await metric("switchyard_mcp_call_duration_seconds_count", tool),
+      await metric("switchyard_mcp_call_errors_total", { ...tool, kind: "tool_error" }),
+    ];
+    const read = await pool.callTool("fs.read_text_file", { path: "notes/todo.md" });
+    assert.equal(read.success, true, read.error);
+    const missing = await pool.callTool("fs.read_text_file", { path: "notes/secret-plans.md" });
+    assert.equal(missing.success, false);
+
+    const [ok, failed, ...more] = await takeSpans();
+    assert.equal(more.length, 0);
+    const attributes = {
+      "mcp.method.name": "tools/call",
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "read_text_file",
+      "switchyard.tool.server": "fs",
+      "network.transport": "pipe",
+    };
+    assert.equal(ok?.name, "tools/call read_text_file");
+    assert.equal(ok?.kind, SpanKind.CLIENT);
+    assert.deepEqual(ok?.attributes, attributes);
+    assert.equal(ok?.status.code, SpanStatusCode.UNSET);
+    assert.deepEqual(failed?.attributes, { ...attributes, "error.type": "tool_error" });
+    assert.deepEqual(failed?.status, { code: SpanStatusCode.ERROR }, "the kind only: the tool's message names the path");
+    const recorded = JSON.stringify([ok?.attributes, ok?.events, failed?.attributes, failed?.events, failed?.status]);
+    for (const text of ["notes/todo.md", "secret-plans", "read me through MCP"]) assert.ok(!recorded.includes(text), `${text} is not on a span`);
+
+    assert.equal(await metric("switchyard_mcp_call_duration_seconds_count", tool), calls + 2);
+    assert.equal(await metric("switchyard_mcp_call_errors_total", { ...tool, kind: "tool_error" }), toolErrors + 1);
+  });
+
+  it("mcp pool - unknown and excluded tools are refused without a call (and without a span)", async () => {
+    await takeSpans();
     for (const name of ["fs.read_file", "fs.no_such_tool", "nope.read_text_file"]) {
       const result = await pool.callTool(name, { path: "notes/todo.md" });
       assert.equal(result.success, false, name);
       assert.equal(result.error, `unknown tool ${name}`);
     }
+    assert.deepEqual(await takeSpans(), []);
   });
 });
 
@@ -225,6 +272,8 @@ describe("mcp pool - everything server", () => {
     assert.equal(slow.success, false);
     assert.equal(slow.error, "everything.trigger-long-running-operation timed out after 300 ms");
     assert.ok(slow.executionTimeMs >= 300 && slow.executionTimeMs < 3000, `took ${slow.executionTimeMs} ms`);
+    const timeouts = { server: "everything", tool: "trigger-long-running-operation", kind: "timeout" };
+    assert.equal(await metric("switchyard_mcp_call_errors_total", timeouts), 1);
 
     const echo = await pool.callTool("everything.echo", { message: "still here" });
     assert.deepEqual({ success: echo.success, output: echo.output }, { success: true, output: "Echo: still here" });

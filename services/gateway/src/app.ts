@@ -14,6 +14,7 @@ import {
   SubmitPacketResponseSchema,
 } from "@switchyard/packet";
 import type { DescMessage } from "@bufbuild/protobuf";
+import { processMetrics } from "@switchyard/telemetry";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { errorBody, ErrorBodySchema, httpErrorOf } from "./errors.js";
@@ -317,5 +318,11 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
       async (_request, reply) =>
         deps.isReady() ? { status: "ready" } : reply.code(503).send(errorBody(503, "not ready")),
     );
+
+    // Prometheus scrapes this; it is not part of the API, so not in the OpenAPI document.
+    app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+      const { contentType, body } = await processMetrics().exposition();
+      return reply.type(contentType).send(body);
+    });
   };
 }

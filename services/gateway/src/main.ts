@@ -1,52 +1,23 @@
-// Wiring only: settings → NATS → HTTP and gRPC front doors → drain on SIGTERM.
-import { ServerCredentials } from "@grpc/grpc-js";
-import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket } from "@switchyard/bus";
-import { readConfig } from "@switchyard/config";
+// Wiring only: tracing → settings → NATS → HTTP and gRPC front doors → drain on SIGTERM.
+// Tracing starts before the front doors are imported: the gRPC instrumentation patches
+// @grpc/grpc-js as it loads, and ESM imports reach it only through OpenTelemetry's loader
+// hook. Fastify's instrumentation hooks every instance as it is created.
+import { register } from "node:module";
+import { FastifyOtelInstrumentation } from "@fastify/otel";
+import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
 import { drainOnSignals, startService } from "@switchyard/runtime";
-import { buildApp } from "./app.js";
-import { configSchema } from "./config.js";
-import type { Config } from "./config.js";
-import { buildGrpcServer, ROUTER_SERVICE_NAME } from "./grpc-server.js";
-import { createNatsDeps } from "./nats-deps.js";
 
-const config = readConfig<Config>(configSchema, process.env);
-const service = await startService({ name: "gateway", env: process.env });
-const deps = await createNatsDeps({
-  nc: service.nc,
-  packets: service.packets,
-  catalog: await openBucket(service.nc, CATALOG_BUCKET, service.topology),
-  examples: await openBucket(service.nc, EXAMPLES_BUCKET, service.topology),
-  tracer: service.tracer,
-  waitTimeoutMs: config.WAIT_TIMEOUT_MS,
-  routeTimeoutMs: config.ROUTE_TIMEOUT_MS,
-  maxReinjections: config.MAX_REINJECTIONS,
+register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
+
+const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"]);
+const service = await startService({
+  name: "gateway",
+  env: process.env,
+  instrumentations: [
+    new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: ({ url }) => UNTRACED.has(url) }),
+    new GrpcInstrumentation({ ignoreGrpcMethods: ["Check", "Watch"] }),
+  ],
 });
-const limits = {
-  bodyLimitBytes: config.BODY_LIMIT_BYTES,
-  maxMessageChars: config.MAX_MESSAGE_CHARS,
-  maxHistoryTurns: config.MAX_HISTORY_TURNS,
-};
-
-const app = buildApp(deps, { ...limits, loggerInstance: service.logger });
-await app.listen({ port: config.HTTP_PORT, host: config.HTTP_HOST });
-
-const grpc = buildGrpcServer(deps, limits);
-const grpcPort = await new Promise<number>((resolve, reject) =>
-  grpc.server.bindAsync(`${config.HTTP_HOST}:${config.GRPC_PORT}`, ServerCredentials.createInsecure(), (error, port) =>
-    error ? reject(error) : resolve(port),
-  ),
-);
-
-// Stop order on SIGTERM: refuse new work first (health NOT_SERVING, HTTP
-// closes once in-flight requests end), then the NATS connection drains.
-service.onStop(() => deps.close());
-service.onStop(() => new Promise<void>((resolve) => grpc.server.tryShutdown(() => resolve())));
-service.onStop(async () => {
-  grpc.health.setStatus("", "NOT_SERVING");
-  grpc.health.setStatus(ROUTER_SERVICE_NAME, "NOT_SERVING");
-  await app.close();
-});
+const { serveFrontDoors } = await import("./front-doors.js");
+await serveFrontDoors(service);
 drainOnSignals(service);
-
-const address = app.server.address();
-service.setReady(true, { httpPort: typeof address === "object" && address ? address.port : config.HTTP_PORT, grpcPort });

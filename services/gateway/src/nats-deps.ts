@@ -1,10 +1,13 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
+import { context, trace } from "@opentelemetry/api";
 import type { Tracer } from "@opentelemetry/api";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
+  Attr,
   catalogKey,
+  currentTraceparent,
   doneSubject,
   EXAMPLES_SUBJECT,
   exampleTexts,
@@ -12,6 +15,7 @@ import {
   followCatalog,
   followExamples,
   loadPacket,
+  packetTraceContext,
   publishPacket,
   recordHop,
   requestReply,
@@ -130,6 +134,8 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         maxReinjections: options.maxReinjections,
       });
       packet.state = Packet_State.DETECTING_INTENT;
+      // The request's trace becomes the packet's: an approval later continues it.
+      packet.header!.traceparent = currentTraceparent();
       return dispatch(packet, "intent", input.wait, clock);
     },
 
@@ -143,7 +149,20 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         if (outcome.ended) await packets.put(packetId, encodePacket(packet));
         throw new GatewayError("conflict", `packet ${packetId}: ${outcome.message}`);
       }
-      return (await dispatch(packet, "execute", true, clock)).packet;
+      // The packet resumes in its own trace; the approving request is linked to it.
+      const approving = trace.getSpanContext(context.active());
+      return tracer.startActiveSpan(
+        "approve packet",
+        { attributes: { [Attr.PacketId]: packetId }, links: approving ? [{ context: approving }] : [] },
+        packetTraceContext(packet.header!.traceparent),
+        async (span) => {
+          try {
+            return (await dispatch(packet, "execute", true, clock)).packet;
+          } finally {
+            span.end();
+          }
+        },
+      );
     },
 
     async denyPacket(packetId, reason) {

@@ -2,6 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { InjectOptions } from "fastify";
 import { Turn_Role } from "@switchyard/packet";
+import { processMetrics } from "@switchyard/telemetry";
+import { promSample } from "@switchyard/test-fixtures";
 import { buildApp } from "../src/app.js";
 import { GatewayError } from "../src/deps.js";
 import { CATALOG, InMemoryGatewayDeps, NEEDS_APPROVAL } from "./in-memory-deps.js";
@@ -268,6 +270,30 @@ describe("gateway http - probes", () => {
     assert.equal(notReady.statusCode, 503);
     assert.deepEqual(notReady.json(), { statusCode: 503, error: "Service Unavailable", message: "not ready" });
     assert.equal((await app.inject({ method: "GET", url: "/healthz" })).statusCode, 200, "liveness ignores readiness");
+  });
+
+  it("gateway http - /metrics serves the process's metrics in Prometheus text format", async () => {
+    const { app } = setup();
+    processMetrics().modelCall("gateway-test-model", 0.25);
+    const res = await app.inject({ method: "GET", url: "/metrics" });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers["content-type"]), /^text\/plain; version=0\.0\.4/);
+    for (const name of [
+      "switchyard_stage_duration_seconds",
+      "switchyard_packets_finished_total",
+      "switchyard_selection_confidence",
+      "switchyard_reinjection_rounds",
+      "switchyard_consumer_pending_messages",
+      "switchyard_consumer_ack_pending_messages",
+      "switchyard_mcp_call_duration_seconds",
+      "switchyard_mcp_call_errors_total",
+      "switchyard_model_call_duration_seconds",
+      "switchyard_model_call_errors_total",
+    ]) {
+      assert.match(res.body, new RegExp(`^# TYPE ${name} (histogram|counter|gauge)$`, "m"), name);
+    }
+    assert.equal(promSample(res.body, "switchyard_model_call_duration_seconds_sum", { model: "gateway-test-model" }), 0.25);
+    assert.ok(promSample(res.body, "process_resident_memory_bytes") !== undefined, "Node's default metrics");
   });
 });
 

@@ -1,0 +1,68 @@
+/**
+ * `pnpm bench tracing`: what tracing costs a packet hop. Each mode runs tracing-hops.js in
+ * a fresh process on its own nats-server, alternately, several rounds, and the median of
+ * the rounds is reported:
+ * - sdk disabled: OTEL_SDK_DISABLED=true, the OpenTelemetry API's no-op, the floor;
+ * - sdk disabled, again: the same, run again: how far two runs of identical code differ
+ *   here, the noise against which the other rows are read;
+ * - no endpoint: the services' default, the SDK started without an exporter;
+ * - exporting: OTLP/HTTP to a local receiver that accepts and drops every batch.
+ * "No endpoint" next to "sdk disabled" is the cost the services pay with tracing off.
+ */
+import { execFile } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { startLocalNats } from "@switchyard/local-nats";
+
+const HOPS = fileURLToPath(new URL("tracing-hops.js", import.meta.url));
+
+export interface TracingBenchOptions {
+  packets: number;
+  rounds: number;
+}
+
+export interface TracingBenchRow {
+  mode: string;
+  msPerPacket: number;
+}
+
+export async function benchTracing(options: TracingBenchOptions): Promise<TracingBenchRow[]> {
+  const sink = createServer((req, res) => req.resume().on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}")));
+  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+  const endpoint = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+  const modes: [string, Record<string, string>][] = [
+    ["sdk disabled", { OTEL_SDK_DISABLED: "true" }],
+    ["sdk disabled, again (noise)", { OTEL_SDK_DISABLED: "true" }],
+    ["no endpoint (default)", {}],
+    ["exporting (OTLP/HTTP)", { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" }],
+  ];
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("OTEL_")));
+  const samples = new Map<string, number[]>(modes.map(([mode]) => [mode, []]));
+  try {
+    for (let round = 0; round < options.rounds; round++) {
+      for (const [mode, env] of modes) {
+        const nats = await startLocalNats();
+        try {
+          const { stdout } = await promisify(execFile)(process.execPath, [HOPS], {
+            env: { ...clean, ...env, BENCH_NATS_URL: nats.url, BENCH_PACKETS: String(options.packets) },
+            encoding: "utf8",
+          });
+          samples.get(mode)!.push((JSON.parse(stdout.trim().split("\n").at(-1)!) as { msPerPacket: number }).msPerPacket);
+        } finally {
+          await nats.stop();
+        }
+      }
+    }
+  } finally {
+    await new Promise<void>((resolve) => sink.close(() => resolve()));
+  }
+  return modes.map(([mode]) => ({ mode, msPerPacket: median(samples.get(mode)!) }));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

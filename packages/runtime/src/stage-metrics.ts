@@ -1,0 +1,52 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { PACKETS_STREAM } from "@switchyard/bus";
+import { Packet_State, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
+import type { Metrics } from "@switchyard/telemetry";
+
+type Handler = (packet: Packet) => StageOutcome | Promise<StageOutcome>;
+
+/**
+ * The stage's handler, measured: every run records how long the stage took and where the
+ * packet went (the next stage, or the state it ended in), and a packet that ended records
+ * how. A handler that throws counts as ending FAILED, which is what the stage worker makes
+ * of it.
+ */
+export function measuredHandler(metrics: Metrics, stage: Stage, handle: Handler): Handler {
+  return async (packet) => {
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    let outcome: StageOutcome;
+    try {
+      outcome = await handle(packet);
+    } catch (error) {
+      metrics.stageRun(stage, Packet_State[Packet_State.FAILED], seconds());
+      metrics.packetFinished(finishedPacket(packet, Packet_State.FAILED));
+      throw error;
+    }
+    metrics.stageRun(stage, "next" in outcome ? outcome.next : Packet_State[packet.state]!, seconds());
+    if (!("next" in outcome)) metrics.packetFinished(finishedPacket(packet, packet.state));
+    return outcome;
+  };
+}
+
+function finishedPacket(packet: Packet, state: Packet_State) {
+  const routing = packet.toolRouting;
+  const selected = routing?.selectedTool;
+  return {
+    state: Packet_State[state]!,
+    executionStatus: ToolRoutingState_ExecutionStatus[routing?.executionStatus ?? ToolRoutingState_ExecutionStatus.PENDING]!,
+    selectionConfidence: selected?.toolName ? selected.selectionConfidence : undefined,
+    reinjectionRounds: routing?.reinjectionCount ?? 0,
+  };
+}
+
+/** Reports the stage's durable consumer backlog (JetStream consumer info) on every scrape; returns the function that stops it. */
+export async function watchStageConsumer(metrics: Metrics, nc: NatsConnection, stage: Stage): Promise<() => void> {
+  const jsm = await jetstreamManager(nc);
+  return metrics.watchConsumer(stage, async () => {
+    const info = await jsm.consumers.info(PACKETS_STREAM, stage);
+    return { pending: info.num_pending, ackPending: info.num_ack_pending };
+  });
+}

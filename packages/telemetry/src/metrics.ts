@@ -1,0 +1,185 @@
+/**
+ * The process's Prometheus metrics (prom-client), served on `GET /metrics`: one registry per
+ * process, with Node's default metrics and every series labelled with the service. Labels
+ * take values from small fixed sets only (stage names, packet states, configured tools and
+ * models, failure kinds), never a packet id or text.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** A stage consumer's backlog, as JetStream reports it. */
+export interface ConsumerBacklog {
+  /** Messages on the stage's subject not yet delivered to any replica. */
+  pending: number;
+  /** Messages delivered and not yet acknowledged: packets being worked on. */
+  ackPending: number;
+}
+
+/** How a packet ended, as the packets-finished counter and the end-of-packet histograms see it. */
+export interface FinishedPacket {
+  /** Packet state name: COMPLETED, FAILED, AWAITING_APPROVAL, AWAITING_USER. */
+  state: string;
+  /** Execution status name: EXECUTED, SKIPPED, FAILED, …. */
+  executionStatus: string;
+  /** The selected tool's selection confidence; undefined when no tool was selected. */
+  selectionConfidence: number | undefined;
+  reinjectionRounds: number;
+}
+
+// Stages run from milliseconds (routing) to tens of seconds (a model, a slow tool).
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const CONFIDENCE_BUCKETS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
+const ROUND_BUCKETS = [0, 1, 2, 3, 4, 5, 10];
+
+/** The metrics; a process uses one, `processMetrics()` (tests may make their own). */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly consumers = new Map<string, () => Promise<ConsumerBacklog>>();
+  /** One JetStream read per scrape, shared by both backlog gauges. */
+  private backlogRead: Promise<Map<string, ConsumerBacklog>> | undefined;
+
+  private readonly stageDuration = new Histogram({
+    name: "switchyard_stage_duration_seconds",
+    help: "Time a stage spent on one packet, by where the packet went next (a stage, or the state it ended in)",
+    labelNames: ["stage", "outcome"] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+
+  private readonly packetsFinished = new Counter({
+    name: "switchyard_packets_finished_total",
+    help: "Packets that ended (or stopped to wait) here, by state and tool execution status",
+    labelNames: ["state", "execution_status"] as const,
+    registers: [this.registry],
+  });
+
+  private readonly selectionConfidence = new Histogram({
+    name: "switchyard_selection_confidence",
+    help: "Selection confidence of the tool chosen for packets that ended with one",
+    buckets: CONFIDENCE_BUCKETS,
+    registers: [this.registry],
+  });
+
+  private readonly reinjectionRounds = new Histogram({
+    name: "switchyard_reinjection_rounds",
+    help: "Reinjection rounds a packet went through, at its end",
+    buckets: ROUND_BUCKETS,
+    registers: [this.registry],
+  });
+
+  private readonly mcpDuration = new Histogram({
+    name: "switchyard_mcp_call_duration_seconds",
+    help: "MCP tools/call latency, failed calls included",
+    labelNames: ["server", "tool"] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+
+  private readonly mcpErrors = new Counter({
+    name: "switchyard_mcp_call_errors_total",
+    help: "MCP tools/call failures by kind: tool_error, timeout, server_lost, protocol_error, transport_error",
+    labelNames: ["server", "tool", "kind"] as const,
+    registers: [this.registry],
+  });
+
+  private readonly modelDuration = new Histogram({
+    name: "switchyard_model_call_duration_seconds",
+    help: "Chat completion request latency, failed requests included",
+    labelNames: ["model"] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+
+  private readonly modelErrors = new Counter({
+    name: "switchyard_model_call_errors_total",
+    help: "Failed chat completion requests by kind: timeout, unavailable (connection, 429, 5xx), refused (other 4xx)",
+    labelNames: ["model", "kind"] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    const backlogGauge = (name: string, help: string, value: (backlog: ConsumerBacklog) => number) => {
+      const gauge: Gauge<"stage"> = new Gauge({
+        name,
+        help,
+        labelNames: ["stage"] as const,
+        registers: [this.registry],
+        collect: async () => {
+          const backlogs = await this.readBacklogs();
+          gauge.reset();
+          for (const [stage, backlog] of backlogs) gauge.set({ stage }, value(backlog));
+        },
+      });
+    };
+    backlogGauge("switchyard_consumer_pending_messages", "Packets waiting on the stage's JetStream consumer, not yet delivered", (b) => b.pending);
+    backlogGauge(
+      "switchyard_consumer_ack_pending_messages",
+      "Packets delivered by the stage's JetStream consumer and not yet acknowledged (in work)",
+      (b) => b.ackPending,
+    );
+  }
+
+  /** Labels every series of the process with `service`. */
+  setService(service: string): void {
+    this.registry.setDefaultLabels({ service });
+  }
+
+  /** Records one run of a stage: its duration and where the packet went (a stage name or an end state). */
+  stageRun(stage: string, outcome: string, seconds: number): void {
+    this.stageDuration.observe({ stage, outcome }, seconds);
+  }
+
+  /** Records a packet that ended (or stopped to wait): its state, and its confidence and rounds. */
+  packetFinished(packet: FinishedPacket): void {
+    this.packetsFinished.inc({ state: packet.state, execution_status: packet.executionStatus });
+    if (packet.selectionConfidence !== undefined) this.selectionConfidence.observe(packet.selectionConfidence);
+    this.reinjectionRounds.observe(packet.reinjectionRounds);
+  }
+
+  /** Records one MCP tools/call; `failure` is its kind when it failed. */
+  mcpCall(server: string, tool: string, seconds: number, failure?: string): void {
+    this.mcpDuration.observe({ server, tool }, seconds);
+    if (failure !== undefined) this.mcpErrors.inc({ server, tool, kind: failure });
+  }
+
+  /** Records one chat completion request; `failure` is its kind when it failed. */
+  modelCall(model: string, seconds: number, failure?: string): void {
+    this.modelDuration.observe({ model }, seconds);
+    if (failure !== undefined) this.modelErrors.inc({ model, kind: failure });
+  }
+
+  /**
+   * Reports a stage consumer's backlog on every scrape, read by `read`; returns the function
+   * that stops it. A read that fails (NATS away) leaves the stage out of that scrape.
+   */
+  watchConsumer(stage: string, read: () => Promise<ConsumerBacklog>): () => void {
+    this.consumers.set(stage, read);
+    return () => {
+      if (this.consumers.get(stage) === read) this.consumers.delete(stage);
+    };
+  }
+
+  /** The exposition for `GET /metrics`: Prometheus text format and its content type. */
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  private readBacklogs(): Promise<Map<string, ConsumerBacklog>> {
+    this.backlogRead ??= Promise.all(
+      [...this.consumers].map(async ([stage, read]) => [stage, await read().catch(() => undefined)] as const),
+    )
+      .then((entries) => new Map(entries.filter((entry): entry is [string, ConsumerBacklog] => entry[1] !== undefined)))
+      .finally(() => {
+        this.backlogRead = undefined;
+      });
+    return this.backlogRead;
+  }
+}
+
+let current: Metrics | undefined;
+
+/** The process's metrics, created on first use. */
+export function processMetrics(): Metrics {
+  current ??= new Metrics();
+  return current;
+}

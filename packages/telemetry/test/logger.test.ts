@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { context, trace, TraceFlags } from "@opentelemetry/api";
+import { createLogger, withPacketId } from "../src/logger.js";
+import { initTracing } from "../src/tracing.js";
+
+// The SDK, started as the services start it when tracing is on (here with no span processor), provides the context manager.
+const tracing = initTracing("logger-test", { env: {}, spanProcessors: [] });
+
+/** A logger whose JSON lines are kept, and the lines it has written so far. */
+function capturing(level = "info"): { logger: ReturnType<typeof createLogger>; lines: () => Record<string, unknown>[] } {
+  const chunks: string[] = [];
+  const logger = createLogger("test", level, { write: (chunk: string) => void chunks.push(chunk) });
+  return { logger, lines: () => chunks.join("").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>) };
+}
+
+describe("logger", () => {
+  after(() => tracing.shutdown());
+
+  it("logger - every line inside a packet's span carries trace id, span id and packet id", () => {
+    const { logger, lines } = capturing();
+    const spanContext = { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: TraceFlags.SAMPLED };
+    const ctx = withPacketId(trace.setSpanContext(context.active(), spanContext), "packet-1");
+    context.with(ctx, () => logger.info("handed on"));
+    const [line] = lines();
+    assert.equal(line!["trace_id"], spanContext.traceId);
+    assert.equal(line!["span_id"], spanContext.spanId);
+    assert.equal(line!["packet_id"], "packet-1");
+    assert.equal(line!["service"], "test");
+  });
+
+  it("logger - outside a trace, no ids are made up", () => {
+    const { logger, lines } = capturing();
+    logger.info("starting");
+    const [line] = lines();
+    assert.equal("trace_id" in line!, false);
+    assert.equal("packet_id" in line!, false);
+  });
+
+  it("logger - secrets are masked in the message and in the object", () => {
+    const { logger, lines } = capturing();
+    logger.warn({ header: "Bearer abcdefghijkl", nested: { key: "sk-abcdefghijklmnop1234" } }, "called with api_key=abcdefgh");
+    const [line] = lines();
+    assert.equal(line!["msg"], "called with api_key=ab****");
+    assert.equal(line!["header"], "Bear****");
+    assert.deepEqual(line!["nested"], { key: "sk-a****" });
+  });
+});

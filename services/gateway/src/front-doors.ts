@@ -1,0 +1,54 @@
+// The gateway's HTTP and gRPC front doors on a started service; main.ts imports this
+// module only once tracing runs, so that @grpc/grpc-js loads instrumented.
+import { ServerCredentials } from "@grpc/grpc-js";
+import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket } from "@switchyard/bus";
+import { readConfig } from "@switchyard/config";
+import type { ServiceContext } from "@switchyard/runtime";
+import { buildApp } from "./app.js";
+import { configSchema } from "./config.js";
+import type { Config } from "./config.js";
+import { buildGrpcServer, ROUTER_SERVICE_NAME } from "./grpc-server.js";
+import { createNatsDeps } from "./nats-deps.js";
+
+/** Serves HTTP and gRPC until the service stops; marks the service ready with both ports. */
+export async function serveFrontDoors(service: ServiceContext): Promise<void> {
+  const config = readConfig<Config>(configSchema, process.env);
+  const deps = await createNatsDeps({
+    nc: service.nc,
+    packets: service.packets,
+    catalog: await openBucket(service.nc, CATALOG_BUCKET, service.topology),
+    examples: await openBucket(service.nc, EXAMPLES_BUCKET, service.topology),
+    tracer: service.tracer,
+    waitTimeoutMs: config.WAIT_TIMEOUT_MS,
+    routeTimeoutMs: config.ROUTE_TIMEOUT_MS,
+    maxReinjections: config.MAX_REINJECTIONS,
+  });
+  const limits = {
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    maxMessageChars: config.MAX_MESSAGE_CHARS,
+    maxHistoryTurns: config.MAX_HISTORY_TURNS,
+  };
+
+  const app = buildApp(deps, { ...limits, loggerInstance: service.logger });
+  await app.listen({ port: config.HTTP_PORT, host: config.HTTP_HOST });
+
+  const grpc = buildGrpcServer(deps, limits);
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    grpc.server.bindAsync(`${config.HTTP_HOST}:${config.GRPC_PORT}`, ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port),
+    ),
+  );
+
+  // Stop order on SIGTERM: refuse new work first (health NOT_SERVING, HTTP
+  // closes once in-flight requests end), then the NATS connection drains.
+  service.onStop(() => deps.close());
+  service.onStop(() => new Promise<void>((resolve) => grpc.server.tryShutdown(() => resolve())));
+  service.onStop(async () => {
+    grpc.health.setStatus("", "NOT_SERVING");
+    grpc.health.setStatus(ROUTER_SERVICE_NAME, "NOT_SERVING");
+    await app.close();
+  });
+
+  const address = app.server.address();
+  service.setReady(true, { httpPort: typeof address === "object" && address ? address.port : config.HTTP_PORT, grpcPort });
+}
