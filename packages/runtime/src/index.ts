@@ -2,3 +2,4 @@ export { runtimeConfigSchema } from "./runtime-config.js";
 export type { RuntimeConfig } from "./runtime-config.js";
 export { drainOnSignals, runStage, runStageService, startService } from "./service.js";
 export type { ServiceContext, ServiceOptions, StageServiceOptions } from "./service.js";
+export { finishedPacket } from "./stage-metrics.js";

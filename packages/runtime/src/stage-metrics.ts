@@ -31,7 +31,8 @@ export function measuredHandler(metrics: Metrics, stage: Stage, handle: Handler)
   };
 }
 
-function finishedPacket(packet: Packet, state: Packet_State) {
+/** What the finished-packet metrics record of a packet that ended in `state`. */
+export function finishedPacket(packet: Packet, state: Packet_State = packet.state) {
   const routing = packet.toolRouting;
   const selected = routing?.selectedTool;
   return {

@@ -37,6 +37,8 @@ import {
   RouteResponseSchema,
 } from "@switchyard/packet";
 import type { Packet, Stage, ToolDefinition } from "@switchyard/packet";
+import { finishedPacket } from "@switchyard/runtime";
+import { processMetrics } from "@switchyard/telemetry";
 import { approveCall, denyCall } from "./approvals.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps, GatewayErrorCode } from "./deps.js";
@@ -112,6 +114,12 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     return { packet, finished: false };
   }
 
+  /** Stores a packet the gateway itself ended (denied, approval expired) and counts it with the others. */
+  async function endAtGateway(packet: Packet): Promise<void> {
+    await packets.put(packet.header!.packetId, encodePacket(packet));
+    processMetrics().packetFinished(finishedPacket(packet));
+  }
+
   async function awaitingApproval(packetId: string): Promise<Packet> {
     const packet = await loadPacket(packets, packetId);
     if (!packet) throw new GatewayError("not_found", `no packet with id ${packetId}`);
@@ -146,7 +154,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       const packet = await awaitingApproval(packetId);
       const outcome = approveCall(packet, callHash);
       if (!outcome.approved) {
-        if (outcome.ended) await packets.put(packetId, encodePacket(packet));
+        if (outcome.ended) await endAtGateway(packet);
         throw new GatewayError("conflict", `packet ${packetId}: ${outcome.message}`);
       }
       // The packet resumes in its own trace; the approving request is linked to it.
@@ -168,7 +176,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     async denyPacket(packetId, reason) {
       const packet = await awaitingApproval(packetId);
       denyCall(packet, reason);
-      await packets.put(packetId, encodePacket(packet));
+      await endAtGateway(packet);
       return packet;
     },
 
