@@ -1,5 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { createRouterClient } from "@switchyard/grpc";
 import { eventually, fleetSkipReason, startTestFleet } from "./harness.js";
 import type { TestFleet } from "./harness.js";
 import { startOtlpReceiver } from "./otlp-receiver.js";
@@ -20,6 +21,8 @@ const EDGES = new Set([
   "ROOT → request",
   "request → handler",
   "handler → send switchyard.packets.intent",
+  "ROOT → grpc.switchyard.v1.Router/SubmitPacket",
+  "grpc.switchyard.v1.Router/SubmitPacket → send switchyard.packets.intent",
   "send switchyard.packets.intent → process switchyard.packets.intent",
   "process switchyard.packets.intent → send switchyard.packets.route",
   "send switchyard.packets.route → process switchyard.packets.route",
@@ -75,12 +78,21 @@ describe("fleet traces - every hop of every packet in one trace", { skip }, () =
   let t: TestFleet;
   let otlp: OtlpReceiver;
 
-  /** The packet's trace once its last expected span (`name`, in hop order) has arrived. */
-  const settledTrace = (packetId: string, spanCount: (spans: ReceivedSpan[]) => boolean) =>
-    eventually(async () => {
-      const spans = otlp.spans.filter((s) => s.attributes["switchyard.packet.id"] === packetId);
-      return spans.length > 0 && spanCount(traceOf(otlp, packetId)) ? traceOf(otlp, packetId) : undefined;
-    }, 10_000, `the spans of packet ${packetId}`);
+  /**
+   * The packet's trace once `complete` says its spans are all there and every parent has
+   * arrived (services export in batches, each on its own schedule). A trace that never
+   * completes fails the test in `eventually`, and checkEdges names the missing parent.
+   */
+  const settledTrace = async (packetId: string, complete: (spans: ReceivedSpan[]) => boolean) => {
+    const arrived = () => {
+      if (!otlp.spans.some((s) => s.attributes["switchyard.packet.id"] === packetId)) return undefined;
+      const spans = traceOf(otlp, packetId);
+      const ids = new Set(spans.map((s) => s.spanId));
+      return complete(spans) && spans.every((s) => !s.parentSpanId || ids.has(s.parentSpanId)) ? spans : undefined;
+    };
+    await eventually(async () => arrived(), 10_000, `the spans of packet ${packetId}`).catch(() => undefined);
+    return traceOf(otlp, packetId);
+  };
 
   before(async () => {
     otlp = await startOtlpReceiver();
@@ -158,6 +170,21 @@ describe("fleet traces - every hop of every packet in one trace", { skip }, () =
     assert.ok(otlp.bodies.length > 0);
     assert.equal(otlp.bodies.filter((body) => body.includes(CANARY)).length, 0, "the canary was exported in a span");
     assert.deepEqual(t.logs.filter((line) => line.includes(CANARY)), [], "the canary was logged");
+  });
+
+  it("fleet traces - over gRPC the trace starts at the gRPC server span", async () => {
+    const client = createRouterClient(`127.0.0.1:${t.fleet.processes.get("gateway")!.ready["grpcPort"]}`);
+    try {
+      const submitted = await client.submitPacket({ message: "please read the file notes/todo.md" });
+      const spans = await settledTrace(submitted.packetId, (s) => s.filter((x) => x.kind === CONSUMER).length === 6);
+      checkEdges(spans);
+      const root = spans.find((s) => !s.parentSpanId)!;
+      assert.equal(root.kind, SERVER);
+      assert.equal(root.name, "grpc.switchyard.v1.Router/SubmitPacket");
+      assert.equal(root.attributes["rpc.system"], "grpc");
+    } finally {
+      client.close();
+    }
   });
 
   it("fleet traces - log lines carry the trace id, span id and packet id", async () => {
