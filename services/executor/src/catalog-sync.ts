@@ -1,16 +1,27 @@
+import { equals, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
-import { listTools, putTool, removeTool } from "@switchyard/bus";
+import { catalogKey, listTools, removeTool } from "@switchyard/bus";
+import { ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
+import { pinTool } from "./tool-pin.js";
+
+/** Tries of a compare-and-set write before giving up; each retry re-reads the entry another writer changed. */
+const WRITE_ATTEMPTS = 5;
 
 /**
- * Makes the catalog hold exactly `tools` for the given servers: every tool is
- * written (the router re-embeds only those whose content changed) and entries
- * of these servers that are gone are removed. Entries of other servers, from
- * other executors or static tool files, are left alone.
+ * Makes the catalog hold exactly `tools` for the given servers, each pinned against the
+ * entry the catalog already holds (tool-pin.ts): a tool whose definition changed since
+ * it was pinned is written quarantined. Entries of these servers that are gone are
+ * removed. Entries of other servers, from other executors or static tool files, are
+ * left alone. Returns the names of the tools now quarantined.
  */
-export async function syncCatalog(catalog: KV, servers: string[], tools: ToolDefinition[]): Promise<{ removed: number }> {
+export async function syncCatalog(catalog: KV, servers: string[], tools: ToolDefinition[]): Promise<{ removed: number; quarantined: string[] }> {
   const current = new Set(tools.map((tool) => tool.name));
-  for (const tool of tools) await putTool(catalog, tool);
+  const quarantined: string[] = [];
+  for (const tool of tools) {
+    const written = await updateTool(catalog, tool.name, (stored) => pinTool(tool, stored));
+    if (written.quarantined) quarantined.push(tool.name);
+  }
   let removed = 0;
   for (const entry of await listTools(catalog)) {
     if (servers.includes(entry.server) && !current.has(entry.name)) {
@@ -18,5 +29,38 @@ export async function syncCatalog(catalog: KV, servers: string[], tools: ToolDef
       removed++;
     }
   }
-  return { removed };
+  return { removed, quarantined };
+}
+
+/** The catalog's entry for a tool; undefined when there is none (or it was removed). */
+export async function readTool(catalog: KV, name: string): Promise<ToolDefinition | undefined> {
+  const entry = await catalog.get(catalogKey(name));
+  return entry?.operation === "PUT" ? fromBinary(ToolDefinitionSchema, entry.value) : undefined;
+}
+
+/**
+ * Writes `next(stored)` with compare-and-set on the entry's revision, so that an approval
+ * and a sync (possibly on another executor) cannot overwrite each other's decision; an
+ * unchanged entry is not written again. Returns the entry as written.
+ */
+export async function updateTool(
+  catalog: KV,
+  name: string,
+  next: (stored: ToolDefinition | undefined) => ToolDefinition,
+): Promise<ToolDefinition> {
+  const key = catalogKey(name);
+  for (let attempt = 1; ; attempt++) {
+    const entry = await catalog.get(key);
+    const stored = entry?.operation === "PUT" ? fromBinary(ToolDefinitionSchema, entry.value) : undefined;
+    const tool = next(stored);
+    if (stored && equals(ToolDefinitionSchema, stored, tool)) return tool;
+    const bytes = toBinary(ToolDefinitionSchema, tool);
+    try {
+      if (entry) await catalog.update(key, bytes, entry.revision);
+      else await catalog.create(key, bytes);
+      return tool;
+    } catch (error) {
+      if (attempt >= WRITE_ATTEMPTS) throw error;
+    }
+  }
 }
