@@ -9,6 +9,8 @@
  *   description holds hidden instructions: then nothing is pinned and it is quarantined
  *   until approved.
  * - A server that goes back to the pinned definition lifts the quarantine by itself.
+ * - A tool its server no longer serves keeps its entry, quarantined, with its pin: when it
+ *   comes back, the pin decides as for any other change.
  * - Catalog entries written before pinning existed (no pin, not quarantined) are pinned
  *   as first seen, so an upgrade does not quarantine the whole catalog.
  */
@@ -42,6 +44,15 @@ export function pinTool(served: ToolDefinition, stored: ToolDefinition | undefin
 export function approveTool(served: ToolDefinition): ToolDefinition {
   // The hidden-instruction flags stay on the entry: approved, but still worth a look.
   return create(ToolDefinitionSchema, { ...served, pinHash: pinHashOf(served), quarantined: false, flags: hiddenInstructionFlags(served) });
+}
+
+/** The flag of a tool its server no longer serves. */
+export const NOT_SERVED = "no longer served by its MCP server";
+
+/** The catalog entry of a tool its server stopped serving: out of routing, its pin kept. */
+export function retireTool(stored: ToolDefinition): ToolDefinition {
+  if (stored.flags.includes(NOT_SERVED)) return stored;
+  return create(ToolDefinitionSchema, { ...stored, quarantined: true, flags: [NOT_SERVED, ...stored.flags] });
 }
 
 function short(hash: string): string {
