@@ -6,7 +6,8 @@ export { followExamples, readToolExamples, updateToolExamples } from "./examples
 export { Headers, hopMessageId } from "./headers.js";
 export { loadPacket, publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 export type { HopClock } from "./packet-bus.js";
-export { requestReply, respondError, RpcError, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER } from "./rpc.js";
+export { requestReply, respondError, RpcError, serveRpc, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER } from "./rpc.js";
+export type { RpcEndpoint } from "./rpc.js";
 export { startStageWorker } from "./stage-worker.js";
 export type { StageWorker, StageWorkerOptions } from "./stage-worker.js";
 export {
@@ -17,6 +18,7 @@ export {
   PACKETS_WILDCARD,
   packetSubject,
   ROUTE_SUBJECT,
+  toolApprovalEndpoint,
 } from "./subjects.js";
 export {
   addExamples,

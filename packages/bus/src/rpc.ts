@@ -1,5 +1,8 @@
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { headers } from "@nats-io/nats-core";
-import type { Msg, NatsConnection } from "@nats-io/nats-core";
+import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
+import type { Logger } from "@switchyard/telemetry";
 
 /**
  * Request/reply between services (route-only, feedback, examples) with the
@@ -40,4 +43,41 @@ export async function requestReply(nc: NatsConnection, subject: string, data: Ui
   const description = reply.headers?.get(SERVICE_ERROR_HEADER);
   if (description) throw new RpcError(Number(reply.headers?.get(SERVICE_ERROR_CODE_HEADER)) || 500, description);
   return reply.data;
+}
+
+export interface RpcEndpoint {
+  subject: string;
+  /** The queue group: each request is answered by one member. */
+  queue: string;
+}
+
+/** A request/reply endpoint: decode, handle, answer; an RpcError keeps its code, anything else is a 500. */
+export function serveRpc<I extends DescMessage, O extends DescMessage>(
+  deps: { nc: NatsConnection; logger: Pick<Logger, "error"> },
+  endpoint: RpcEndpoint,
+  input: I,
+  output: O,
+  handle: (request: MessageShape<I>) => Promise<MessageShape<O>>,
+): Subscription {
+  const { subject, queue } = endpoint;
+  return deps.nc.subscribe(subject, {
+    queue,
+    callback: (error, msg) => {
+      if (error) return deps.logger.error({ err: error, subject }, "endpoint failed");
+      let request: MessageShape<I>;
+      try {
+        request = fromBinary(input, msg.data);
+      } catch {
+        return respondError(msg, 400, `undecodable ${input.name}`);
+      }
+      handle(request).then(
+        (response) => msg.respond(toBinary(output, response)),
+        (failure: unknown) => {
+          if (failure instanceof RpcError) return respondError(msg, failure.code, failure.message);
+          deps.logger.error({ err: failure, subject }, "request failed");
+          respondError(msg, 500, String(failure));
+        },
+      );
+    },
+  });
 }

@@ -32,3 +32,12 @@ export const FEEDBACK_SUBJECT = "switchyard.rpc.feedback";
 
 /** Examples added to a tool by hand (request/reply, AddExamplesRequest → AddExamplesResponse, served by the embedding-routers). */
 export const EXAMPLES_SUBJECT = "switchyard.rpc.examples";
+
+/**
+ * Approving an MCP tool's current definition (request/reply, ToolDefinition with the name →
+ * the approved ToolDefinition): served by the executors that run the tool's server, one
+ * queue group per server, so a request never reaches an executor without that server.
+ */
+export function toolApprovalEndpoint(server: string): { subject: string; queue: string } {
+  return { subject: `switchyard.rpc.tool-approve.${token(server, "server name")}`, queue: `executor-${server}` };
+}

@@ -19,7 +19,8 @@ export interface CatalogIndex {
  * then every change. With the examples bucket, each tool is indexed with its
  * stored examples (learned from use, added by hand) after its own, and a change
  * of a tool's examples re-indexes that tool. The index re-embeds only tools
- * whose content changed. Resolves once the catalog as it was at start is indexed.
+ * whose content changed. Quarantined tools are left out, as if removed. Resolves once
+ * the catalog as it was at start is indexed.
  */
 export async function indexCatalog(
   catalog: KV,
@@ -86,20 +87,23 @@ export async function indexCatalog(
         },
       })
     : undefined;
+  const drop = (key: string) => {
+    const tool = listed.get(key);
+    if (tool === undefined) return;
+    listed.delete(key);
+    tools.delete(tool.name);
+    core.delete(tool.name);
+    track(index.remove(tool.name), `removal of ${tool.name}`);
+  };
   const follower = await followCatalog(catalog, {
     upsert(tool) {
       const key = catalogKey(tool.name);
+      // A quarantined tool (the executor's tool pinning) is never routed: it leaves the index until approved.
+      if (tool.quarantined) return drop(key);
       listed.set(key, tool);
       put(key);
     },
-    remove(key) {
-      const tool = listed.get(key);
-      if (tool === undefined) return;
-      listed.delete(key);
-      tools.delete(tool.name);
-      core.delete(tool.name);
-      track(index.remove(tool.name), `removal of ${tool.name}`);
-    },
+    remove: drop,
   });
   await Promise.all(pending);
   loading = false;

@@ -1,6 +1,8 @@
 import { describe, it } from "node:test";
+import { create } from "@bufbuild/protobuf";
 import assert from "node:assert/strict";
 import { openBucket, putTool } from "@switchyard/bus";
+import { ToolDefinitionSchema } from "@switchyard/packet";
 import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 import type { Embedder } from "@switchyard/retrieval";
 import { createLogger } from "@switchyard/telemetry";
@@ -35,6 +37,37 @@ describe("catalog index", () => {
       const deadline = Date.now() + 5000;
       while (index.size < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
       assert.equal(index.size, 3);
+    } finally {
+      indexed.stop();
+    }
+  });
+
+  it("catalog index - a quarantined tool leaves the index and comes back once approved", async () => {
+    const catalog = await openBucket(nats.nc, "catalog-quarantine-test");
+    const [read, list] = filesystemTools();
+    assert.ok(read && list);
+    await putTool(catalog, read);
+    await putTool(catalog, create(ToolDefinitionSchema, { ...list, core: true, quarantined: true }));
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    const indexed = await indexCatalog(catalog, index, createLogger("catalog-index-test", "silent"));
+    const until = async (check: () => boolean) => {
+      const deadline = Date.now() + 5000;
+      while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    };
+    try {
+      assert.deepEqual(indexed.all().map((tool) => tool.name), [read.name], "the quarantined tool is not offered");
+      assert.deepEqual(indexed.core(), [], "not even as a core tool");
+      assert.equal(indexed.has(list.name), false);
+      assert.deepEqual((await index.search(list.description, { limit: 5 })).map((r) => r.tool.name), [read.name]);
+
+      await putTool(catalog, create(ToolDefinitionSchema, { ...read, quarantined: true }));
+      await until(() => !indexed.has(read.name));
+      assert.equal(indexed.has(read.name), false, "a tool quarantined later leaves the index");
+      assert.equal(index.size, 0);
+
+      await putTool(catalog, create(ToolDefinitionSchema, { ...list, core: true, quarantined: false }));
+      await until(() => indexed.has(list.name));
+      assert.deepEqual(indexed.core().map((tool) => tool.name), [list.name], "approved, it is back");
     } finally {
       indexed.stop();
     }

@@ -1,22 +1,68 @@
+import { equals, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
-import { listTools, putTool, removeTool } from "@switchyard/bus";
+import { catalogKey, listTools } from "@switchyard/bus";
+import { ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
+import { NOT_SERVED, pinTool, retireTool } from "./tool-pin.js";
+
+/** Tries of a compare-and-set write before giving up; each retry re-reads the entry another writer changed. */
+const WRITE_ATTEMPTS = 5;
 
 /**
- * Makes the catalog hold exactly `tools` for the given servers: every tool is
- * written (the router re-embeds only those whose content changed) and entries
- * of these servers that are gone are removed. Entries of other servers, from
- * other executors or static tool files, are left alone.
+ * Makes the catalog hold `tools` for the given servers, each pinned against the entry the
+ * catalog already holds (tool-pin.ts): a tool whose definition changed since it was
+ * pinned is written quarantined. Entries of these servers whose tool is gone are retired,
+ * not deleted: quarantined with their pin kept, so a server cannot drop a tool and bring
+ * it back changed to be trusted on first use again. Entries of other servers, from other
+ * executors or static tool files, are left alone. Returns the tools retired and those
+ * quarantined now.
  */
-export async function syncCatalog(catalog: KV, servers: string[], tools: ToolDefinition[]): Promise<{ removed: number }> {
+export async function syncCatalog(catalog: KV, servers: string[], tools: ToolDefinition[]): Promise<{ retired: string[]; quarantined: string[] }> {
   const current = new Set(tools.map((tool) => tool.name));
-  for (const tool of tools) await putTool(catalog, tool);
-  let removed = 0;
+  const quarantined: string[] = [];
+  for (const tool of tools) {
+    const written = await updateTool(catalog, tool.name, (stored) => pinTool(tool, stored));
+    if (written.quarantined) quarantined.push(tool.name);
+  }
+  const retired: string[] = [];
   for (const entry of await listTools(catalog)) {
-    if (servers.includes(entry.server) && !current.has(entry.name)) {
-      await removeTool(catalog, entry.name);
-      removed++;
+    if (servers.includes(entry.server) && !current.has(entry.name) && !entry.flags.includes(NOT_SERVED)) {
+      await updateTool(catalog, entry.name, (stored) => retireTool(stored ?? entry));
+      retired.push(entry.name);
     }
   }
-  return { removed };
+  return { retired, quarantined };
+}
+
+/** The catalog's entry for a tool; undefined when there is none (or it was removed). */
+export async function readTool(catalog: KV, name: string): Promise<ToolDefinition | undefined> {
+  const entry = await catalog.get(catalogKey(name));
+  return entry?.operation === "PUT" ? fromBinary(ToolDefinitionSchema, entry.value) : undefined;
+}
+
+/**
+ * Writes `next(stored)` with compare-and-set on the entry's revision, so that an approval
+ * and a sync (possibly on another executor) cannot overwrite each other's decision; an
+ * unchanged entry is not written again. Returns the entry as written.
+ */
+export async function updateTool(
+  catalog: KV,
+  name: string,
+  next: (stored: ToolDefinition | undefined) => ToolDefinition,
+): Promise<ToolDefinition> {
+  const key = catalogKey(name);
+  for (let attempt = 1; ; attempt++) {
+    const entry = await catalog.get(key);
+    const stored = entry?.operation === "PUT" ? fromBinary(ToolDefinitionSchema, entry.value) : undefined;
+    const tool = next(stored);
+    if (stored && equals(ToolDefinitionSchema, stored, tool)) return tool;
+    const bytes = toBinary(ToolDefinitionSchema, tool);
+    try {
+      if (entry) await catalog.update(key, bytes, entry.revision);
+      else await catalog.create(key, bytes);
+      return tool;
+    } catch (error) {
+      if (attempt >= WRITE_ATTEMPTS) throw error;
+    }
+  }
 }

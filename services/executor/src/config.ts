@@ -11,6 +11,8 @@ export const configSchema = {
     SWITCHYARD_DATA_DIR: { type: "string", minLength: 1 },
     /** How long one tool call may take before it fails, unless its server sets its own `timeoutMs`. */
     MCP_CALL_TIMEOUT_MS: { type: "integer", minimum: 1, default: 30000 },
+    /** A tool's output (and error) is cut to this many bytes before it is injected into the packet. */
+    TOOL_OUTPUT_MAX_BYTES: { type: "integer", minimum: 256, default: 65536 },
   },
 } satisfies ConfigSchema;
 
@@ -20,4 +22,6 @@ export interface Config {
   SWITCHYARD_DATA_DIR?: string;
   /** @default 30000 */
   MCP_CALL_TIMEOUT_MS: number;
+  /** @default 65536 */
+  TOOL_OUTPUT_MAX_BYTES: number;
 }

@@ -16,9 +16,13 @@ import {
 import type { Packet, StageOutcome } from "@switchyard/packet";
 import type { Config } from "./config.js";
 import type { McpPool, ToolCallResult } from "./mcp-pool.js";
+import { capToolOutput } from "./output-cap.js";
+import type { VetCall } from "./tool-guard.js";
 
 export interface ExecuteDeps {
   callTool: McpPool["callTool"];
+  /** The executor's own checks before a call (tool-guard.ts: quarantine, pin, arguments); main.ts always sets it. */
+  vetCall?: VetCall;
 }
 
 /**
@@ -30,7 +34,7 @@ export interface ExecuteDeps {
 export async function executeStage(
   packet: Packet,
   deps: ExecuteDeps,
-  config: Pick<Config, "MCP_CALL_TIMEOUT_MS">,
+  config: Pick<Config, "MCP_CALL_TIMEOUT_MS" | "TOOL_OUTPUT_MAX_BYTES">,
 ): Promise<StageOutcome> {
   const routing = routingOf(packet);
   const selected = routing.selectedTool;
@@ -77,7 +81,16 @@ export async function executeStage(
     return { done: true };
   }
 
-  const result = await deps.callTool(tool, params, { timeoutMs: config.MCP_CALL_TIMEOUT_MS });
+  const refusal = await deps.vetCall?.(tool, params);
+  if (refusal) {
+    routing.executionStatus = ToolRoutingState_ExecutionStatus.FAILED;
+    addReflection(packet, { step: "tool_execution", summary: refusal });
+    finish(packet, Packet_State.FAILED, refusal);
+    return { done: true };
+  }
+
+  const called = await deps.callTool(tool, params, { timeoutMs: config.MCP_CALL_TIMEOUT_MS });
+  const result = capToolOutput(packet, tool, called, config.TOOL_OUTPUT_MAX_BYTES);
   inject(packet, tool, params, result, source);
   routing.executionStatus = result.success
     ? ToolRoutingState_ExecutionStatus.EXECUTED

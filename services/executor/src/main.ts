@@ -10,6 +10,8 @@ import type { Config } from "./config.js";
 import { executeStage } from "./execute.js";
 import { McpPool } from "./mcp-pool.js";
 import { loadServersConfig } from "./servers-config.js";
+import { serveToolApprovals } from "./tool-approval.js";
+import { toolGuard } from "./tool-guard.js";
 
 const config = readConfig<Config>(configSchema, process.env);
 const dataDir = resolve(config.SWITCHYARD_DATA_DIR ?? join(dirname(resolve(config.SWITCHYARD_CONFIG)), ".switchyard"));
@@ -19,7 +21,10 @@ const { servers } = await loadServersConfig(config.SWITCHYARD_CONFIG, { ...proce
 const service = await startService({ name: "executor", env: process.env, defaultHealthPort: 8085 });
 const catalog = await openBucket(service.nc, CATALOG_BUCKET, service.topology);
 const serverNames = servers.map((server) => server.name);
-const publish = () => syncCatalog(catalog, serverNames, pool.listTools());
+const publish = async () => {
+  const { quarantined } = await syncCatalog(catalog, serverNames, pool.listTools());
+  if (quarantined.length > 0) service.logger.warn({ tools: quarantined }, "tools quarantined until approved (POST /v1/tools/{name}/approve)");
+};
 const pool: McpPool = await McpPool.connect(servers, {
   logger: service.logger,
   onToolsChanged: (server) => {
@@ -28,9 +33,12 @@ const pool: McpPool = await McpPool.connect(servers, {
 });
 service.onStop(() => pool.close());
 await publish();
+const served = () => pool.listTools();
+const approvals = serveToolApprovals({ nc: service.nc, logger: service.logger, catalog, served }, serverNames);
+service.onStop(async () => void (await Promise.all(approvals.map((subscription) => subscription.drain()))));
 drainOnSignals(service);
 
 await runStage(service, "execute", (packet) =>
-  executeStage(packet, { callTool: pool.callTool.bind(pool) }, config),
+  executeStage(packet, { callTool: pool.callTool.bind(pool), vetCall: toolGuard(catalog, served) }, config),
 );
 service.setReady(true, { servers: serverNames, tools: pool.listTools().length });

@@ -24,7 +24,7 @@ import type { ExecuteDeps } from "../src/execute.js";
 import { McpPool } from "../src/mcp-pool.js";
 import { loadServersConfig } from "../src/servers-config.js";
 
-const CONFIG = { MCP_CALL_TIMEOUT_MS: 10_000 };
+const CONFIG = { MCP_CALL_TIMEOUT_MS: 10_000, TOOL_OUTPUT_MAX_BYTES: 65_536 };
 
 describe("execute stage", () => {
   let dir = "";
@@ -231,7 +231,7 @@ describe("execute stage", () => {
   it("execute - the configured timeout reaches the call", async () => {
     const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file"]);
     const seen: (number | undefined)[] = [];
-    await executeStage(packet, { callTool: (name, args, options) => (seen.push(options?.timeoutMs), pool.callTool(name, args, options)) }, { MCP_CALL_TIMEOUT_MS: 1234 });
+    await executeStage(packet, { callTool: (name, args, options) => (seen.push(options?.timeoutMs), pool.callTool(name, args, options)) }, { ...CONFIG, MCP_CALL_TIMEOUT_MS: 1234 });
     assert.deepEqual(seen, [1234]);
   });
 });

@@ -22,6 +22,7 @@ import { acceptedJson, listToolsJson, messageJson, packetJson, routeResponseJson
 import { protoJsonSchemas, protoSchemaRef } from "./proto-json-schema.js";
 import { requestSchemas, toFeedbackInput, toRouteInput, toSubmitInput } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
+import { toolRoutes } from "./tool-routes.js";
 
 export interface AppOptions extends GatewayLimits {
   /** Fastify's logger option (`true`, pino options, …). @default false */
@@ -109,6 +110,7 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
   });
   void app.register(swaggerUi, { routePrefix: "/docs" });
   void app.register(routes(deps, opts));
+  void app.register(toolRoutes(deps, opts));
   return app;
 }
 

@@ -69,6 +69,8 @@ export interface GatewayDeps {
   feedback(input: FeedbackInput): Promise<FeedbackResponse>;
   /** Throws GatewayError "not_found" for a tool the catalog does not have. */
   addExamples(tool: string, examples: string[]): Promise<AddExamplesResponse>;
+  /** Pins an MCP tool's current definition and lifts its quarantine; GatewayError "not_found" for no such tool. */
+  approveTool(name: string): Promise<ToolDefinition>;
   /** True once the gateway can take requests (bus connected, streams there); drives /readyz. */
   isReady(): boolean;
 }

@@ -41,6 +41,7 @@ import { finishedPacket } from "@switchyard/runtime";
 import { processMetrics } from "@switchyard/telemetry";
 import { approveCall, denyCall } from "./approvals.js";
 import { GatewayError } from "./deps.js";
+import { requestToolApproval } from "./tool-approval.js";
 import type { GatewayDeps, GatewayErrorCode } from "./deps.js";
 
 export interface NatsDepsOptions {
@@ -211,6 +212,8 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       const reply = await askRouter(EXAMPLES_SUBJECT, toBinary(AddExamplesRequestSchema, request));
       return fromBinary(AddExamplesResponseSchema, reply);
     },
+
+    approveTool: (name) => requestToolApproval(nc, name, options.routeTimeoutMs),
 
     isReady: () => !nc.isClosed(),
 

@@ -502,6 +502,7 @@ describe("gateway http - OpenAPI", () => {
         "POST /v1/packets/{packetId}/deny",
         "POST /v1/packets/{packetId}/feedback",
         "POST /v1/route",
+        "POST /v1/tools/{name}/approve",
         "POST /v1/tools/{name}/examples",
       ],
     );

@@ -148,6 +148,13 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return create(AddExamplesResponseSchema, { tool, added: examples.length, examples });
   }
 
+  /** Approves as the executor would: the tool leaves quarantine with a pin. */
+  async approveTool(name: string) {
+    const tool = CATALOG.find((t) => t.name === name && t.server !== "");
+    if (!tool) throw new GatewayError("not_found", `no MCP tool ${name}`);
+    return create(ToolDefinitionSchema, { ...tool, pinHash: "f".repeat(64), quarantined: false });
+  }
+
   isReady() {
     return this.ready;
   }

@@ -1,0 +1,31 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { KV } from "@nats-io/kv";
+import type { ToolDefinition } from "@switchyard/packet";
+import { describeErrors, validateArguments } from "@switchyard/tool-schema";
+import { readTool } from "./catalog-sync.js";
+import { pinHashOf } from "./tool-pin.js";
+
+/** Why a call must not run, or undefined when it may. */
+export type VetCall = (tool: string, args: JsonObject) => Promise<string | undefined>;
+
+/**
+ * The executor's own checks before any tool call, whatever the packet says (its
+ * candidates' copies of the tool may be stale, and the reviewer may have been another
+ * version): the tool is one of this executor's servers', its definition as served now is
+ * the one pinned in the catalog and not quarantined, and the arguments satisfy its input
+ * schema as served now (remote `$ref`s are never fetched: @switchyard/tool-schema).
+ */
+export function toolGuard(catalog: KV, served: () => ToolDefinition[]): VetCall {
+  return async (name, args) => {
+    const tool = served().find((candidate) => candidate.name === name);
+    if (!tool) return `${name} is not a tool of this executor's MCP servers; not executed`;
+    const entry = await readTool(catalog, name);
+    if (!entry) return `${name} is not in the catalog; not executed`;
+    const approve = `approve it with POST /v1/tools/${encodeURIComponent(name)}/approve`;
+    if (entry.quarantined) return `${name} is quarantined (${entry.flags.join("; ")}); not executed: ${approve}`;
+    if (entry.pinHash !== pinHashOf(tool)) return `${name} is quarantined: its server serves a definition that is not the pinned one; not executed: ${approve}`;
+    const valid = validateArguments(tool.inputSchema ?? {}, args);
+    if (!valid.ok) return `${name} not executed: its arguments do not match its input schema: ${describeErrors(valid.errors)}`;
+    return undefined;
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Tool pinning (MCP security best practices: tool poisoning and "rug pulls"). A catalog
+ * tool keeps `pin_hash`, the sha256 of the definition the operator accepted (its name,
+ * description and input schema as canonical JSON). When the server later serves another
+ * definition under the same name, the tool is quarantined, neither routed nor called,
+ * until the new definition is approved (`POST /v1/tools/{name}/approve`).
+ *
+ * - A tool seen for the first time is pinned as it is (trust on first use), unless its
+ *   description holds hidden instructions: then nothing is pinned and it is quarantined
+ *   until approved.
+ * - A server that goes back to the pinned definition lifts the quarantine by itself.
+ * - A tool its server no longer serves keeps its entry, quarantined, with its pin: when it
+ *   comes back, the pin decides as for any other change.
+ * - Catalog entries written before pinning existed (no pin, not quarantined) are pinned
+ *   as first seen, so an upgrade does not quarantine the whole catalog.
+ */
+import { createHash } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import { canonicalJson, ToolDefinitionSchema } from "@switchyard/packet";
+import type { ToolDefinition } from "@switchyard/packet";
+import { hiddenInstructionFlags } from "./hidden-instructions.js";
+
+/** sha256 (hex) of the tool's name, description and input schema as canonical JSON. */
+export function pinHashOf(tool: Pick<ToolDefinition, "name" | "description" | "inputSchema">): string {
+  const definition = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema ?? {} };
+  return createHash("sha256").update(canonicalJson(definition)).digest("hex");
+}
+
+/**
+ * The catalog entry for `served` (the definition the server serves now), given the entry
+ * the catalog holds (`stored`, undefined for a new tool): its pin, quarantine and flags.
+ */
+export function pinTool(served: ToolDefinition, stored: ToolDefinition | undefined): ToolDefinition {
+  const hash = pinHashOf(served);
+  const hidden = hiddenInstructionFlags(served);
+  const known = stored !== undefined && (stored.pinHash !== "" || stored.quarantined);
+  const pin = known ? stored.pinHash : hidden.length > 0 ? "" : hash;
+  const changed = pin !== "" && pin !== hash;
+  const flags = changed ? [`definition changed since it was pinned (pinned ${short(pin)}, served ${short(hash)})`, ...hidden] : hidden;
+  return create(ToolDefinitionSchema, { ...served, pinHash: pin, quarantined: pin !== hash, flags });
+}
+
+/** The catalog entry for `served` once an operator approved it: pinned as served, out of quarantine. */
+export function approveTool(served: ToolDefinition): ToolDefinition {
+  // The hidden-instruction flags stay on the entry: approved, but still worth a look.
+  return create(ToolDefinitionSchema, { ...served, pinHash: pinHashOf(served), quarantined: false, flags: hiddenInstructionFlags(served) });
+}
+
+/** The flag of a tool its server no longer serves. */
+export const NOT_SERVED = "no longer served by its MCP server";
+
+/** The catalog entry of a tool its server stopped serving: out of routing, its pin kept. */
+export function retireTool(stored: ToolDefinition): ToolDefinition {
+  if (stored.flags.includes(NOT_SERVED)) return stored;
+  return create(ToolDefinitionSchema, { ...stored, quarantined: true, flags: [NOT_SERVED, ...stored.flags] });
+}
+
+function short(hash: string): string {
+  return hash.slice(0, 12);
+}

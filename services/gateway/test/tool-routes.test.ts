@@ -1,0 +1,28 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { buildApp } from "../src/app.js";
+import { InMemoryGatewayDeps } from "./in-memory-deps.js";
+
+const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50 };
+
+describe("gateway http - tool approval", () => {
+  it("gateway http - approving a tool answers its pinned catalog entry as ToolDefinition JSON", async () => {
+    const app = buildApp(new InMemoryGatewayDeps(), LIMITS);
+    const res = await app.inject({ method: "POST", url: "/v1/tools/filesystem.read_file/approve" });
+    assert.equal(res.statusCode, 200, res.body);
+    const tool = res.json();
+    assert.equal(tool.name, "filesystem.read_file");
+    assert.equal(tool.quarantined, false);
+    assert.equal(tool.pinHash, "f".repeat(64));
+    assert.deepEqual(tool.flags, [], "every field is emitted");
+  });
+
+  it("gateway http - approving a tool that is not an MCP tool is 404; a name too long is refused", async () => {
+    const app = buildApp(new InMemoryGatewayDeps(), LIMITS);
+    const unknown = await app.inject({ method: "POST", url: "/v1/tools/no.such_tool/approve" });
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(unknown.json().message, "no MCP tool no.such_tool");
+    const long = await app.inject({ method: "POST", url: `/v1/tools/${"x".repeat(300)}/approve` });
+    assert.equal(long.statusCode, 414, "fastify's limit on a path parameter (100 characters) applies");
+  });
+});
