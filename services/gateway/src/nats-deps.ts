@@ -40,8 +40,11 @@ import type { Packet, Stage, ToolDefinition } from "@switchyard/packet";
 import { finishedPacket } from "@switchyard/runtime";
 import { processMetrics } from "@switchyard/telemetry";
 import { approveCall, denyCall } from "./approvals.js";
-import { GatewayError } from "./deps.js";
+import { GatewayError, ownedBy } from "./deps.js";
 import type { GatewayDeps, GatewayErrorCode } from "./deps.js";
+import type { LivePackets } from "./live-packets.js";
+import { whileNatsAvailable } from "./nats-availability.js";
+import type { NatsAvailability } from "./nats-availability.js";
 
 export interface NatsDepsOptions {
   nc: NatsConnection;
@@ -55,6 +58,12 @@ export interface NatsDepsOptions {
   /** How long a route-only request waits for an embedding-router. */
   routeTimeoutMs: number;
   maxReinjections: number;
+  /** How long a publish waits for JetStream's ack before the request is answered 503. */
+  publishTimeoutMs: number;
+  /** Whether NATS is connected; while it is not, requests are answered 503 at once. */
+  availability: NatsAvailability;
+  /** Each tenant's packets in flight, for the concurrency limit. */
+  live: LivePackets;
 }
 
 const SERVICE = "gateway";
@@ -68,8 +77,8 @@ const ROUTER_ERRORS = new Map<number, GatewayErrorCode>([
 
 /** The gateway's view of the fleet, over NATS: packets into JetStream, route-only over request/reply. */
 export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayDeps & { close(): void }> {
-  const { nc, packets, tracer } = options;
-  const js = jetstream(nc);
+  const { nc, packets, tracer, availability, live } = options;
+  const js = jetstream(nc, { timeout: options.publishTimeoutMs });
   const tools = new Map<string, ToolDefinition>();
   const follower = await followCatalog(options.catalog, {
     upsert: (tool) => tools.set(catalogKey(tool.name), tool),
@@ -97,7 +106,8 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
    * Hands the packet to a stage and, when asked, waits for it to finish. The
    * subscription to its done subject opens before the publish, so a fast
    * packet cannot finish unseen; the packet is stored first so that
-   * `GET /v1/packets/{id}` finds it while it is in flight.
+   * `GET /v1/packets/{id}` finds it while it is in flight. It returns only
+   * once JetStream acknowledged the publish: an answer means the packet is kept.
    */
   async function dispatch(packet: Packet, stage: Stage, wait: boolean, clock = startHopClock()) {
     const packetId = packet.header!.packetId;
@@ -120,8 +130,12 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     processMetrics().packetFinished(finishedPacket(packet));
   }
 
-  async function awaitingApproval(packetId: string): Promise<Packet> {
-    const packet = await loadPacket(packets, packetId);
+  async function ownPacket(tenant: string, packetId: string): Promise<Packet | undefined> {
+    return ownedBy(await loadPacket(packets, packetId), tenant);
+  }
+
+  async function awaitingApproval(tenant: string, packetId: string): Promise<Packet> {
+    const packet = await ownPacket(tenant, packetId);
     if (!packet) throw new GatewayError("not_found", `no packet with id ${packetId}`);
     if (packet.state !== Packet_State.AWAITING_APPROVAL) {
       throw new GatewayError("conflict", `packet ${packetId} is ${Packet_State[packet.state]}, not AWAITING_APPROVAL`);
@@ -130,7 +144,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
   }
 
   return {
-    async submitPacket(input) {
+    submitPacket: (input) => whileNatsAvailable(availability, async () => {
       const clock = startHopClock();
       const packet = newPacket({
         message: input.message,
@@ -142,16 +156,26 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         maxReinjections: options.maxReinjections,
       });
       packet.state = Packet_State.DETECTING_INTENT;
+      const header = packet.header!;
+      header.tenant = input.tenant;
       // The request's trace becomes the packet's: an approval later continues it.
-      packet.header!.traceparent = currentTraceparent();
-      return dispatch(packet, "intent", input.wait, clock);
-    },
+      header.traceparent = currentTraceparent();
+      live.admit(input.tenant, header.packetId);
+      try {
+        return await dispatch(packet, "intent", input.wait, clock);
+      } catch (error) {
+        // Not accepted: the stored copy would otherwise look in flight for ever (best effort, NATS may be away).
+        live.release(input.tenant, header.packetId);
+        packets.delete(header.packetId).catch(() => undefined);
+        throw error;
+      }
+    }),
 
-    getPacket: (packetId) => loadPacket(packets, packetId),
+    getPacket: (tenant, packetId) => whileNatsAvailable(availability, () => ownPacket(tenant, packetId)),
 
-    async approvePacket(packetId, callHash) {
+    approvePacket: (tenant, packetId, callHash) => whileNatsAvailable(availability, async () => {
       const clock = startHopClock();
-      const packet = await awaitingApproval(packetId);
+      const packet = await awaitingApproval(tenant, packetId);
       const outcome = approveCall(packet, callHash);
       if (!outcome.approved) {
         if (outcome.ended) await endAtGateway(packet);
@@ -171,16 +195,16 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
           }
         },
       );
-    },
+    }),
 
-    async denyPacket(packetId, reason) {
-      const packet = await awaitingApproval(packetId);
+    denyPacket: (tenant, packetId, reason) => whileNatsAvailable(availability, async () => {
+      const packet = await awaitingApproval(tenant, packetId);
       denyCall(packet, reason);
       await endAtGateway(packet);
       return packet;
-    },
+    }),
 
-    async route(input) {
+    route: (input) => whileNatsAvailable(availability, async () => {
       const request = create(RouteRequestSchema, {
         message: input.message,
         history: input.history,
@@ -192,7 +216,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       const reply = await askRouter(ROUTE_SUBJECT, toBinary(RouteRequestSchema, request));
       const { candidates, warnings } = fromBinary(RouteResponseSchema, reply);
       return { candidates, warnings };
-    },
+    }),
 
     async listTools() {
       return [...tools.entries()]
@@ -200,19 +224,21 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         .sort((a, b) => a.name.localeCompare(b.name));
     },
 
-    async feedback(input) {
+    feedback: (tenant, input) => whileNatsAvailable(availability, async () => {
+      // The router learns from any packet it is told of: only the packet's own tenant may tell it.
+      if (!(await ownPacket(tenant, input.packetId))) throw new GatewayError("not_found", `no packet with id ${input.packetId}`);
       const request = create(FeedbackRequestSchema, input);
       const reply = await askRouter(FEEDBACK_SUBJECT, toBinary(FeedbackRequestSchema, request));
       return fromBinary(FeedbackResponseSchema, reply);
-    },
+    }),
 
-    async addExamples(tool, texts) {
+    addExamples: (tool, texts) => whileNatsAvailable(availability, async () => {
       const request = create(AddExamplesRequestSchema, { tool, examples: texts });
       const reply = await askRouter(EXAMPLES_SUBJECT, toBinary(AddExamplesRequestSchema, request));
       return fromBinary(AddExamplesResponseSchema, reply);
-    },
+    }),
 
-    isReady: () => !nc.isClosed(),
+    isReady: () => availability.connected(),
 
     close: () => {
       follower.stop();
