@@ -122,7 +122,7 @@ describe("fleet fuzz - the HTTP API under property-based bad input", { skip }, (
           assert.equal(typeof error.message, "string");
         }
       }),
-      { numRuns: 400 },
+      { numRuns: 1000 },
     );
     assert.equal(t.fleet.processes.get("gateway")?.child.exitCode, null, "the gateway is still running");
     // The generators reach past the door: some requests were valid, most were refused for what they carried.

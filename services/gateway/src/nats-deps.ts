@@ -24,6 +24,7 @@ import {
   startHopClock,
   withExamples,
 } from "@switchyard/bus";
+import type { HopClock } from "@switchyard/bus";
 import {
   AddExamplesRequestSchema,
   AddExamplesResponseSchema,
@@ -108,13 +109,22 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
    * packet cannot finish unseen; the packet is stored first so that
    * `GET /v1/packets/{id}` finds it while it is in flight. It returns only
    * once JetStream acknowledged the publish: an answer means the packet is kept.
+   * When the publish fails the stored packet goes back to `previous` (deleted
+   * when there was none), best effort as NATS may be away, so that it does not
+   * look in flight for ever.
    */
-  async function dispatch(packet: Packet, stage: Stage, wait: boolean, clock = startHopClock()) {
+  async function dispatch(packet: Packet, stage: Stage, wait: boolean, clock: HopClock, previous?: Uint8Array) {
     const packetId = packet.header!.packetId;
     const done = wait ? nc.subscribe(doneSubject(packetId), { max: 1, timeout: options.waitTimeoutMs }) : undefined;
     recordHop(packet, SERVICE, clock);
-    await packets.put(packetId, encodePacket(packet));
-    await publishPacket(js, tracer, stage, packet);
+    try {
+      await packets.put(packetId, encodePacket(packet));
+      await publishPacket(js, tracer, stage, packet);
+    } catch (error) {
+      done?.unsubscribe();
+      (previous ? packets.put(packetId, previous) : packets.delete(packetId)).catch(() => undefined);
+      throw error;
+    }
     if (!done) return { packet, finished: false };
     try {
       for await (const msg of done) return { packet: decodePacket(msg.data), finished: true };
@@ -164,9 +174,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       try {
         return await dispatch(packet, "intent", input.wait, clock);
       } catch (error) {
-        // Not accepted: the stored copy would otherwise look in flight for ever (best effort, NATS may be away).
         live.release(input.tenant, header.packetId);
-        packets.delete(header.packetId).catch(() => undefined);
         throw error;
       }
     }),
@@ -176,6 +184,8 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     approvePacket: (tenant, packetId, callHash) => whileNatsAvailable(availability, async () => {
       const clock = startHopClock();
       const packet = await awaitingApproval(tenant, packetId);
+      // Should the resumed packet not reach JetStream, it waits for approval again.
+      const awaiting = encodePacket(packet);
       const outcome = approveCall(packet, callHash);
       if (!outcome.approved) {
         if (outcome.ended) await endAtGateway(packet);
@@ -189,7 +199,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         packetTraceContext(packet.header!.traceparent),
         async (span) => {
           try {
-            return (await dispatch(packet, "execute", true, clock)).packet;
+            return (await dispatch(packet, "execute", true, clock, awaiting)).packet;
           } finally {
             span.end();
           }
