@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
+import { startFleet } from "@switchyard/fleet";
 import { createRouterClient } from "@switchyard/grpc";
 import { eventually, fleetSkipReason, startTestFleet } from "./harness.js";
 import type { Reply, TestFleet } from "./harness.js";
@@ -66,6 +67,16 @@ describe("fleet security - API keys for two tenants, limits on", { skip }, () =>
 
   it("fleet security - probes and metrics answer without a key", async () => {
     for (const path of ["/healthz", "/readyz", "/metrics"]) assert.equal((await t.get(path)).status, 200, path);
+  });
+
+  it("fleet security - without API keys, outside local mode, the gateway refuses to start and says why", async () => {
+    const lines: string[] = [];
+    await assert.rejects(
+      // API_KEYS set but empty: not local mode (the fleet's default), and no key either.
+      startFleet({ natsUrl: t.nats.url, services: ["gateway"], env: { API_KEYS: "", HTTP_PORT: "0", GRPC_PORT: "0" }, onLog: (_s, _r, line) => lines.push(line) }),
+      /gateway exited before it was ready \(code 1/,
+    );
+    assert.ok(lines.some((line) => /API_KEYS: no API keys/.test(line)), lines.join("\n"));
   });
 
   it("fleet security - gRPC without a key is UNAUTHENTICATED", async () => {

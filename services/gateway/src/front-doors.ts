@@ -2,11 +2,10 @@
 // module only once tracing runs, so that @grpc/grpc-js loads instrumented.
 import { ServerCredentials } from "@grpc/grpc-js";
 import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket } from "@switchyard/bus";
-import { readConfig } from "@switchyard/config";
 import type { ServiceContext } from "@switchyard/runtime";
 import { buildApp } from "./app.js";
-import { authenticatorFrom } from "./auth.js";
-import { configSchema, tenantLimit } from "./config.js";
+import type { Authenticator } from "./auth.js";
+import { tenantLimit } from "./config.js";
 import type { Config } from "./config.js";
 import { buildGrpcServer, ROUTER_SERVICE_NAME } from "./grpc-server.js";
 import { followLivePackets, LivePackets } from "./live-packets.js";
@@ -14,10 +13,7 @@ import { watchNatsAvailability } from "./nats-availability.js";
 import { createNatsDeps } from "./nats-deps.js";
 
 /** Serves HTTP and gRPC until the service stops; marks the service ready with both ports. */
-export async function serveFrontDoors(service: ServiceContext): Promise<void> {
-  const config = readConfig<Config>(configSchema, process.env);
-  // Before anything listens: without keys (and not in local mode) the gateway does not start.
-  const auth = authenticatorFrom(config);
+export async function serveFrontDoors(service: ServiceContext, config: Config, auth: Authenticator): Promise<void> {
   const availability = watchNatsAvailability(service.nc);
   const maxConcurrent = tenantLimit(config, "MAX_CONCURRENT_PACKETS");
   const live = new LivePackets(maxConcurrent);
