@@ -22,7 +22,12 @@ const service = await startService({
   name: "gateway",
   env: process.env,
   instrumentations: [
-    new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: ({ url }) => UNTRACED.has(url) }),
+    // No spans for hooks: the gateway's (API key, rate limit) are in-memory checks whose outcome the request span's status shows.
+    new FastifyOtelInstrumentation({
+      registerOnInitialization: true,
+      instrumentHooks: false,
+      ignorePaths: ({ url }) => UNTRACED.has(url),
+    }),
     new GrpcInstrumentation({ ignoreGrpcMethods: ["Check", "Watch"] }),
   ],
 });
