@@ -44,7 +44,9 @@ try {
   process.exit(1);
 }
 const gateway = fleet.processes.get("gateway").ready;
-console.log(`\nSwitchyard is up: HTTP ${fleet.gatewayUrl()} (docs at /docs), gRPC 127.0.0.1:${gateway.grpcPort}. Ctrl-C stops it.\n`);
+// startFleet runs local mode (AUTH=none, tenant "local") unless AUTH, API_KEYS or API_KEYS_FILE is set.
+const auth = gateway.auth === "none" ? "local mode, no API keys (AUTH=none)" : "API keys required (Authorization: Bearer <key>)";
+console.log(`\nSwitchyard is up: HTTP ${fleet.gatewayUrl()} (docs at /docs), gRPC 127.0.0.1:${gateway.grpcPort}; ${auth}. Ctrl-C stops it.\n`);
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"]) {

@@ -9,6 +9,14 @@ import type { Fleet, FleetOptions, ServiceName } from "@switchyard/fleet";
 
 const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
 
+/** An HTTP answer of the gateway: status, headers, body as text and parsed (undefined when not JSON). */
+export interface Reply {
+  status: number;
+  headers: Headers;
+  json: any;
+  text: string;
+}
+
 export interface TestFleet {
   nats: LocalNats;
   fleet: Fleet;
@@ -18,8 +26,8 @@ export interface TestFleet {
   dataDir: string;
   url: string;
   logs: string[];
-  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string }>;
-  get(path: string): Promise<{ status: number; json: any; text: string }>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Reply>;
+  get(path: string, headers?: Record<string, string>): Promise<Reply>;
   close(): Promise<void>;
 }
 
@@ -65,7 +73,7 @@ export async function startTestFleet(options: Partial<FleetOptions> = {}): Promi
     throw new Error(`${String(error)}\n${logs.join("\n")}`, { cause: error });
   }
   const url = fleet.gatewayUrl();
-  const call = async (path: string, init?: RequestInit) => {
+  const call = async (path: string, init?: RequestInit): Promise<Reply> => {
     const response = await fetch(`${url}${path}`, init);
     const text = await response.text();
     let json: unknown;
@@ -74,7 +82,7 @@ export async function startTestFleet(options: Partial<FleetOptions> = {}): Promi
     } catch {
       json = undefined;
     }
-    return { status: response.status, json, text };
+    return { status: response.status, headers: response.headers, json, text };
   };
   return {
     nats,
@@ -89,7 +97,7 @@ export async function startTestFleet(options: Partial<FleetOptions> = {}): Promi
         headers: { "content-type": "application/json", ...headers },
         body: typeof body === "string" ? body : JSON.stringify(body),
       }),
-    get: (path) => call(path),
+    get: (path, headers = {}) => call(path, { headers }),
     async close() {
       await fleet.stop();
       await nats.stop();

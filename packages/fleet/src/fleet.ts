@@ -45,6 +45,17 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
+/** The gateway's auth settings: any one of them set means the caller chose; none set means local mode. */
+const AUTH_SETTINGS = ["AUTH", "API_KEYS", "API_KEYS_FILE"];
+
+/**
+ * A fleet on this machine runs in local mode (`AUTH=none`, one tenant, no keys)
+ * unless the environment says otherwise, e.g. a test that passes API_KEYS.
+ */
+function localModeByDefault(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return AUTH_SETTINGS.some((name) => env[name] !== undefined) ? env : { ...env, AUTH: "none" };
+}
+
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once("exit", () => resolve()));
@@ -58,7 +69,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const launch = (name: ServiceName): Promise<ServiceProcess> => {
     const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
       cwd: REPO_ROOT,
-      env: { ...process.env, NATS_URL: options.natsUrl, ...options.env, ...options.serviceEnv?.[name] },
+      env: localModeByDefault({ ...process.env, NATS_URL: options.natsUrl, ...options.env, ...options.serviceEnv?.[name] }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     return new Promise((resolve, reject) => {

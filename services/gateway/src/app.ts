@@ -15,9 +15,12 @@ import {
 } from "@switchyard/packet";
 import type { DescMessage } from "@bufbuild/protobuf";
 import { processMetrics } from "@switchyard/telemetry";
+import type { Authenticator } from "./auth.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
-import { errorBody, ErrorBodySchema, httpErrorOf } from "./errors.js";
+import { errorBody, ErrorBodySchema, httpErrorOf, RETRY_AFTER_SECONDS } from "./errors.js";
+import { guardApi } from "./http-guard.js";
+import type { RateLimitSettings } from "./http-guard.js";
 import { acceptedJson, listToolsJson, messageJson, packetJson, routeResponseJson } from "./json.js";
 import { protoJsonSchemas, protoSchemaRef } from "./proto-json-schema.js";
 import { requestSchemas, toFeedbackInput, toRouteInput, toSubmitInput } from "./requests.js";
@@ -25,6 +28,10 @@ import type { GatewayLimits } from "./requests.js";
 import { toolRoutes } from "./tool-routes.js";
 
 export interface AppOptions extends GatewayLimits {
+  /** Who may call the API, and as which tenant. */
+  auth: Authenticator;
+  /** Requests per tenant per window. @default unlimited */
+  rateLimit?: RateLimitSettings;
   /** Fastify's logger option (`true`, pino options, …). @default false */
   logger?: FastifyServerOptions["logger"];
   /** A ready pino-compatible logger instead of `logger`. */
@@ -73,6 +80,10 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
   app.setErrorHandler((error, request, reply) => {
     const body = httpErrorOf(error);
     if (body.statusCode >= 500) request.log.error({ err: error }, "request failed");
+    // NATS away, or too many packets in flight: worth trying again soon (the rate limiter sets its own).
+    if ((body.statusCode === 503 || body.statusCode === 429) && !reply.hasHeader("retry-after")) {
+      void reply.header("retry-after", String(RETRY_AFTER_SECONDS));
+    }
     return reply.code(body.statusCode).send(body);
   });
   app.setNotFoundHandler((request, reply) =>
@@ -95,6 +106,16 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
         { name: "tools", description: "The tool catalog" },
         { name: "health", description: "Probes" },
       ],
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: "http",
+            scheme: "bearer",
+            description: "An API key from API_KEYS; it names the caller's tenant. Missing or wrong: 401. Over the rate limit: 429",
+          },
+        },
+      },
+      security: [{ apiKey: [] }],
     },
     transformObject: (document) => {
       if (!("openapiObject" in document)) return document.swaggerObject;
@@ -110,17 +131,21 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
   });
   void app.register(swaggerUi, { routePrefix: "/docs" });
   void app.register(routes(deps, opts));
-  void app.register(toolRoutes(deps, opts));
+  void app.register(probes(deps));
   return app;
 }
 
 export type GatewayApp = ReturnType<typeof buildApp>;
 
-function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTypebox {
-  const schemas = requestSchemas(limits);
+/** The API, behind API keys and the rate limit, in its own context so the guard covers these routes only. */
+function routes(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox {
+  const schemas = requestSchemas(opts);
   const notFound = (packetId: string) => new GatewayError("not_found", `packet ${packetId} not found`);
 
   return async (app) => {
+    await guardApi(app, opts.auth, opts.rateLimit ?? { max: 0, windowMs: 1 });
+    await app.register(toolRoutes(deps, opts));
+
     app.post(
       "/v1/packets",
       {
@@ -143,7 +168,7 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
         },
       },
       async (request, reply) => {
-        const { packet, finished } = await deps.submitPacket(toSubmitInput(request.body));
+        const { packet, finished } = await deps.submitPacket(toSubmitInput(request.tenant, request.body));
         if (finished) return packetJson(packet);
         const packetId = packet.header?.packetId ?? "";
         return reply.code(202).header("location", `/v1/packets/${encodeURIComponent(packetId)}`).send(acceptedJson(packetId));
@@ -158,11 +183,11 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
           summary: "A packet, finished or in flight",
           tags: ["packets"],
           params: schemas.packetRef,
-          response: { 200: protoResponse(PacketSchema, "The packet"), 404: errorResponse("No packet has this id") },
+          response: { 200: protoResponse(PacketSchema, "The packet"), 404: errorResponse("No packet of yours has this id") },
         },
       },
       async (request) => {
-        const packet = await deps.getPacket(request.params.packetId);
+        const packet = await deps.getPacket(request.tenant, request.params.packetId);
         if (!packet) throw notFound(request.params.packetId);
         return packetJson(packet);
       },
@@ -191,7 +216,7 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
           request.body ??= {};
         },
       },
-      async (request) => packetJson(await deps.approvePacket(request.params.packetId, request.body.callHash)),
+      async (request) => packetJson(await deps.approvePacket(request.tenant, request.params.packetId, request.body.callHash)),
     );
 
     app.post(
@@ -214,7 +239,7 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
           request.body ??= {};
         },
       },
-      async (request) => packetJson(await deps.denyPacket(request.params.packetId, request.body.reason ?? "")),
+      async (request) => packetJson(await deps.denyPacket(request.tenant, request.params.packetId, request.body.reason ?? "")),
     );
 
     app.post(
@@ -239,7 +264,7 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
         },
       },
       async (request) =>
-        messageJson(FeedbackResponseSchema, await deps.feedback(toFeedbackInput(request.params.packetId, request.body))),
+        messageJson(FeedbackResponseSchema, await deps.feedback(request.tenant, toFeedbackInput(request.params.packetId, request.body))),
     );
 
     app.post(
@@ -292,7 +317,16 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
       async (request) =>
         messageJson(AddExamplesResponseSchema, await deps.addExamples(request.params.name, request.body.examples)),
     );
+  };
+}
 
+/**
+ * Probes and metrics, open without a key: orchestrators and Prometheus call them
+ * without credentials, and they say nothing about any tenant's packets or tools.
+ * (The OpenAPI document at /docs is open too: it describes the API, holds no data.)
+ */
+function probes(deps: GatewayDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
     const probeBody = Type.Object({ status: Type.String() });
     app.get(
       "/healthz",
@@ -301,6 +335,7 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
           operationId: "healthz",
           summary: "Liveness: 200 while the process runs",
           tags: ["health"],
+          security: [],
           response: { 200: probeBody },
         },
       },
@@ -314,6 +349,7 @@ function routes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTyp
           operationId: "readyz",
           summary: "Readiness: 200 when the gateway can take requests",
           tags: ["health"],
+          security: [],
           response: { 200: probeBody, 503: errorResponse("Not ready") },
         },
       },

@@ -30,6 +30,31 @@ export const configSchema = {
       description: "How long a route-only request waits for an embedding-router before answering 503",
     },
     MAX_REINJECTIONS: { type: "integer", minimum: 0, default: 3, description: "Reinjection rounds a packet may take" },
+    AUTH: {
+      type: "string",
+      enum: ["keys", "none"],
+      default: "keys",
+      description: "keys: every API request needs a bearer API key; none: local mode, no keys, one tenant \"local\"",
+    },
+    API_KEYS: { type: "string", minLength: 1, description: "API keys and their tenants: key:tenant,key:tenant" },
+    API_KEYS_FILE: { type: "string", minLength: 1, description: "A file of key:tenant entries, one per line or comma-separated" },
+    RATE_LIMIT_MAX: {
+      type: "integer",
+      minimum: 0,
+      description: "Requests one tenant may make per window; 0: unlimited. Unset: 600 with keys, unlimited in local mode",
+    },
+    RATE_LIMIT_WINDOW_MS: { type: "integer", minimum: 1, default: 60000, description: "The rate limit's window" },
+    MAX_CONCURRENT_PACKETS: {
+      type: "integer",
+      minimum: 0,
+      description: "Packets one tenant may have in flight; 0: unlimited. Unset: 64 with keys, unlimited in local mode",
+    },
+    PUBLISH_TIMEOUT_MS: {
+      type: "integer",
+      minimum: 1,
+      default: 5000,
+      description: "How long the gateway waits for JetStream to store a packet before answering 503",
+    },
   },
 } as const;
 
@@ -52,4 +77,22 @@ export interface Config {
   ROUTE_TIMEOUT_MS: number;
   /** @default 3 */
   MAX_REINJECTIONS: number;
+  /** @default "keys" */
+  AUTH: "keys" | "none";
+  API_KEYS?: string;
+  API_KEYS_FILE?: string;
+  RATE_LIMIT_MAX?: number;
+  /** @default 60000 */
+  RATE_LIMIT_WINDOW_MS: number;
+  MAX_CONCURRENT_PACKETS?: number;
+  /** @default 5000 */
+  PUBLISH_TIMEOUT_MS: number;
+}
+
+/** Limits that are on by default only when keys are: local mode is one trusted user. */
+export const KEYED_DEFAULTS = { RATE_LIMIT_MAX: 600, MAX_CONCURRENT_PACKETS: 64 } as const;
+
+/** A per-tenant limit as set, or its default for the auth mode; 0 means unlimited. */
+export function tenantLimit(config: Config, name: keyof typeof KEYED_DEFAULTS): number {
+  return config[name] ?? (config.AUTH === "keys" ? KEYED_DEFAULTS[name] : 0);
 }

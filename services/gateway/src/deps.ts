@@ -2,6 +2,8 @@ import type { AddExamplesResponse, FeedbackResponse, Packet, RoutingCandidate, T
 
 /** A validated request for the full packet flow, as both front doors (HTTP and gRPC) hand it over. */
 export interface SubmitInput {
+  /** The caller's tenant, from its API key; the packet is stamped with it. */
+  tenant: string;
   message: string;
   /** Absent: the packet starts a new session (its id becomes the session id). */
   sessionId?: string;
@@ -48,25 +50,28 @@ export interface RouteOutput {
  *
  * Methods report expected failures by throwing a {@link GatewayError}; any
  * other error is answered as an internal error without its details.
+ *
+ * `tenant` is the caller's, from its API key: a packet of another tenant is
+ * "not found", so its existence is not revealed. Tools are shared by all tenants.
  */
 export interface GatewayDeps {
   /** finished=false: still running after the wait timeout (or wait=false). */
   submitPacket(input: SubmitInput): Promise<{ packet: Packet; finished: boolean }>;
   /** undefined when no packet has that id. */
-  getPacket(packetId: string): Promise<Packet | undefined>;
+  getPacket(tenant: string, packetId: string): Promise<Packet | undefined>;
   /**
    * Throws GatewayError "not_found" for an unknown id, "conflict" when the packet is not awaiting
    * approval or the approval cannot be given (expired, the call changed, `callHash` names another call).
    */
-  approvePacket(packetId: string, callHash?: string): Promise<Packet>;
+  approvePacket(tenant: string, packetId: string, callHash?: string): Promise<Packet>;
   /** Throws like {@link approvePacket}. */
-  denyPacket(packetId: string, reason: string): Promise<Packet>;
+  denyPacket(tenant: string, packetId: string, reason: string): Promise<Packet>;
   /** Route only: which tools should this turn see. Executes nothing. */
   route(input: RouteInput): Promise<RouteOutput>;
   /** The catalog; each tool's examples include those stored for it (learned from use, added by hand). */
   listTools(): Promise<ToolDefinition[]>;
   /** Throws GatewayError "not_found" for an unknown packet or tool, "conflict" for a packet still running. */
-  feedback(input: FeedbackInput): Promise<FeedbackResponse>;
+  feedback(tenant: string, input: FeedbackInput): Promise<FeedbackResponse>;
   /** Throws GatewayError "not_found" for a tool the catalog does not have. */
   addExamples(tool: string, examples: string[]): Promise<AddExamplesResponse>;
   /** Pins an MCP tool's current definition and lifts its quarantine; GatewayError "not_found" for no such tool. */
@@ -75,7 +80,7 @@ export interface GatewayDeps {
   isReady(): boolean;
 }
 
-export type GatewayErrorCode = "not_found" | "conflict" | "unavailable" | "invalid";
+export type GatewayErrorCode = "not_found" | "conflict" | "unavailable" | "invalid" | "limited";
 
 /** An expected failure with a code that both front doors map to their own status (404/NOT_FOUND, …). */
 export class GatewayError extends Error {
@@ -86,7 +91,13 @@ export class GatewayError extends Error {
     message: string,
     /** The request field at fault, for code "invalid". */
     public readonly field?: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
+}
+
+/** The packet when it belongs to `tenant`; another tenant's packet is as good as absent. */
+export function ownedBy(packet: Packet | undefined, tenant: string): Packet | undefined {
+  return packet?.header?.tenant === tenant ? packet : undefined;
 }

@@ -13,7 +13,11 @@ export const ERROR_STATUS: Record<GatewayErrorCode, { http: number; grpc: GrpcSt
   conflict: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION },
   unavailable: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   invalid: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
+  limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
 };
+
+/** Seconds a client is asked to wait after a 503 (NATS away) or a concurrency 429 before trying again. */
+export const RETRY_AFTER_SECONDS = 2;
 
 /** The one error shape of the HTTP API. */
 export const ErrorBodySchema = Type.Object(

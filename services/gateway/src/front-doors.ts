@@ -2,17 +2,27 @@
 // module only once tracing runs, so that @grpc/grpc-js loads instrumented.
 import { ServerCredentials } from "@grpc/grpc-js";
 import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket } from "@switchyard/bus";
-import { readConfig } from "@switchyard/config";
 import type { ServiceContext } from "@switchyard/runtime";
 import { buildApp } from "./app.js";
-import { configSchema } from "./config.js";
+import type { Authenticator } from "./auth.js";
+import { tenantLimit } from "./config.js";
 import type { Config } from "./config.js";
 import { buildGrpcServer, ROUTER_SERVICE_NAME } from "./grpc-server.js";
+import { followLivePackets, LivePackets } from "./live-packets.js";
+import { watchNatsAvailability } from "./nats-availability.js";
 import { createNatsDeps } from "./nats-deps.js";
 
 /** Serves HTTP and gRPC until the service stops; marks the service ready with both ports. */
-export async function serveFrontDoors(service: ServiceContext): Promise<void> {
-  const config = readConfig<Config>(configSchema, process.env);
+export async function serveFrontDoors(service: ServiceContext, config: Config, auth: Authenticator): Promise<void> {
+  const availability = watchNatsAvailability(service.nc);
+  const maxConcurrent = tenantLimit(config, "MAX_CONCURRENT_PACKETS");
+  const live = new LivePackets(maxConcurrent);
+  if (maxConcurrent > 0) {
+    const stopFollowing = await followLivePackets(service.packets, live, (err) =>
+      service.logger.warn({ err }, "a stored packet could not be read for the concurrency count"),
+    );
+    service.onStop(stopFollowing);
+  }
   const deps = await createNatsDeps({
     nc: service.nc,
     packets: service.packets,
@@ -22,14 +32,22 @@ export async function serveFrontDoors(service: ServiceContext): Promise<void> {
     waitTimeoutMs: config.WAIT_TIMEOUT_MS,
     routeTimeoutMs: config.ROUTE_TIMEOUT_MS,
     maxReinjections: config.MAX_REINJECTIONS,
+    publishTimeoutMs: config.PUBLISH_TIMEOUT_MS,
+    availability,
+    live,
   });
   const limits = {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     maxMessageChars: config.MAX_MESSAGE_CHARS,
     maxHistoryTurns: config.MAX_HISTORY_TURNS,
+    auth,
   };
 
-  const app = buildApp(deps, { ...limits, loggerInstance: service.logger });
+  const app = buildApp(deps, {
+    ...limits,
+    rateLimit: { max: tenantLimit(config, "RATE_LIMIT_MAX"), windowMs: config.RATE_LIMIT_WINDOW_MS },
+    loggerInstance: service.logger,
+  });
   await app.listen({ port: config.HTTP_PORT, host: config.HTTP_HOST });
 
   const grpc = buildGrpcServer(deps, limits);
@@ -50,5 +68,9 @@ export async function serveFrontDoors(service: ServiceContext): Promise<void> {
   });
 
   const address = app.server.address();
-  service.setReady(true, { httpPort: typeof address === "object" && address ? address.port : config.HTTP_PORT, grpcPort });
+  service.setReady(true, {
+    httpPort: typeof address === "object" && address ? address.port : config.HTTP_PORT,
+    grpcPort,
+    auth: auth.required ? "keys" : "none",
+  });
 }

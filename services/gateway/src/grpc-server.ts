@@ -3,6 +3,7 @@ import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import { grpcServiceDefinition } from "@switchyard/grpc";
 import { Router } from "@switchyard/packet";
+import type { Authenticator } from "./auth.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { grpcErrorOf } from "./errors.js";
@@ -18,10 +19,14 @@ type RouterMethods = (typeof Router)["method"];
 type RouterHandlers = {
   [K in keyof RouterMethods]: (
     request: MessageShape<RouterMethods[K]["input"]>,
+    tenant: string,
   ) => Promise<MessageShape<RouterMethods[K]["output"]>>;
 };
 
-export type GrpcServerOptions = GatewayLimits;
+export interface GrpcServerOptions extends GatewayLimits {
+  /** Who may call, and as which tenant: the `authorization` metadata carries "Bearer <key>". */
+  auth: Authenticator;
+}
 
 /**
  * The gRPC API (switchyard.v1.Router) and the standard health service, not yet
@@ -37,8 +42,8 @@ export function buildGrpcServer(
   });
   const handlers = routerHandlers(deps, opts);
   const implementation: grpc.UntypedServiceImplementation = {};
-  for (const [name, handler] of Object.entries(handlers) as [string, (request: unknown) => Promise<unknown>][]) {
-    implementation[name] = unary(handler);
+  for (const [name, handler] of Object.entries(handlers) as [string, UntypedHandler][]) {
+    implementation[name] = unary(opts.auth, handler);
   }
   server.addService(grpcServiceDefinition(Router), implementation);
 
@@ -47,9 +52,19 @@ export function buildGrpcServer(
   return { server, health };
 }
 
-function unary(handler: (request: unknown) => Promise<unknown>): grpc.handleUnaryCall<unknown, unknown> {
+type UntypedHandler = (request: unknown, tenant: string) => Promise<unknown>;
+
+/** One RPC: the caller's key is checked (UNAUTHENTICATED without a valid one) before the request is looked at. */
+function unary(auth: Authenticator, handler: UntypedHandler): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
-    handler(call.request).then(
+    const [authorization] = call.metadata.get("authorization");
+    const caller = auth.authenticate(typeof authorization === "string" ? authorization : undefined);
+    if (typeof caller === "string") {
+      const details = caller === "missing" ? "an API key is required: metadata authorization: Bearer <key>" : "the API key is not valid";
+      callback({ code: grpc.status.UNAUTHENTICATED, details });
+      return;
+    }
+    handler(call.request, caller.tenant).then(
       (response) => callback(null, response),
       (error: unknown) => callback(grpcErrorOf(error)),
     );
@@ -77,7 +92,7 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
   const packetId = (id: string) => valid(check.packetRef, { packetId: id }).packetId;
 
   return {
-    async submitPacket(request) {
+    async submitPacket(request, tenant) {
       const body = valid<SubmitPacketBody>(check.submitPacket, {
         message: request.message,
         ...(request.sessionId ? { sessionId: request.sessionId } : {}),
@@ -87,27 +102,27 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
         domains: request.domains,
         ...(request.wait === undefined ? {} : { wait: request.wait }),
       });
-      const { packet, finished } = await deps.submitPacket(toSubmitInput(body));
+      const { packet, finished } = await deps.submitPacket(toSubmitInput(tenant, body));
       return submitResponse(packet, finished);
     },
 
-    async getPacket(request) {
+    async getPacket(request, tenant) {
       const id = packetId(request.packetId);
-      const packet = await deps.getPacket(id);
+      const packet = await deps.getPacket(tenant, id);
       if (!packet) throw new GatewayError("not_found", `packet ${id} not found`);
       return packet;
     },
 
-    async approvePacket(request) {
+    async approvePacket(request, tenant) {
       const id = packetId(request.packetId);
       const { callHash } = valid<{ callHash?: string }>(check.approve, request.callHash ? { callHash: request.callHash } : {});
-      return deps.approvePacket(id, callHash);
+      return deps.approvePacket(tenant, id, callHash);
     },
 
-    async denyPacket(request) {
+    async denyPacket(request, tenant) {
       const id = packetId(request.packetId);
       const { reason } = valid(check.deny, { reason: request.reason });
-      return deps.denyPacket(id, reason);
+      return deps.denyPacket(tenant, id, reason);
     },
 
     async route(request) {
@@ -124,14 +139,14 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
 
     listTools: async () => listToolsResponse(await deps.listTools()),
 
-    async feedback(request) {
+    async feedback(request, tenant) {
       const id = packetId(request.packetId);
       // An absent `correct` stays absent, so the validator names it as required; the cast is checked right here.
       const body = valid(check.feedback, {
         ...(request.correct === undefined ? {} : { correct: request.correct }),
         ...(request.tool ? { tool: request.tool } : {}),
       } as FeedbackBody);
-      return deps.feedback(toFeedbackInput(id, body));
+      return deps.feedback(tenant, toFeedbackInput(id, body));
     },
 
     async addExamples(request) {

@@ -1,23 +1,36 @@
-// Wiring only: tracing → settings → NATS → HTTP and gRPC front doors → drain on SIGTERM.
+// Wiring only: settings → tracing → NATS → HTTP and gRPC front doors → drain on SIGTERM.
 // Tracing starts before the front doors are imported: the gRPC instrumentation patches
 // @grpc/grpc-js as it loads, and ESM imports reach it only through OpenTelemetry's loader
 // hook. Fastify's instrumentation hooks every instance as it is created.
 import { register } from "node:module";
 import { FastifyOtelInstrumentation } from "@fastify/otel";
 import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
+import { readConfig } from "@switchyard/config";
 import { drainOnSignals, startService } from "@switchyard/runtime";
+import { authenticatorFrom } from "./auth.js";
+import { configSchema } from "./config.js";
+import type { Config } from "./config.js";
 
 register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
+
+// Settings first: a bad one, or no API keys outside local mode, stops the gateway before it connects anywhere.
+const config = readConfig<Config>(configSchema, process.env);
+const auth = authenticatorFrom(config);
 
 const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"]);
 const service = await startService({
   name: "gateway",
   env: process.env,
   instrumentations: [
-    new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: ({ url }) => UNTRACED.has(url) }),
+    // No spans for hooks: the gateway's (API key, rate limit) are in-memory checks whose outcome the request span's status shows.
+    new FastifyOtelInstrumentation({
+      registerOnInitialization: true,
+      instrumentHooks: false,
+      ignorePaths: ({ url }) => UNTRACED.has(url),
+    }),
     new GrpcInstrumentation({ ignoreGrpcMethods: ["Check", "Watch"] }),
   ],
 });
 const { serveFrontDoors } = await import("./front-doors.js");
-await serveFrontDoors(service);
+await serveFrontDoors(service, config, auth);
 drainOnSignals(service);

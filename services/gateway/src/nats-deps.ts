@@ -24,6 +24,7 @@ import {
   startHopClock,
   withExamples,
 } from "@switchyard/bus";
+import type { HopClock } from "@switchyard/bus";
 import {
   AddExamplesRequestSchema,
   AddExamplesResponseSchema,
@@ -40,9 +41,12 @@ import type { Packet, Stage, ToolDefinition } from "@switchyard/packet";
 import { finishedPacket } from "@switchyard/runtime";
 import { processMetrics } from "@switchyard/telemetry";
 import { approveCall, denyCall } from "./approvals.js";
-import { GatewayError } from "./deps.js";
+import { GatewayError, ownedBy } from "./deps.js";
 import { requestToolApproval } from "./tool-approval.js";
 import type { GatewayDeps, GatewayErrorCode } from "./deps.js";
+import type { LivePackets } from "./live-packets.js";
+import { whileNatsAvailable } from "./nats-availability.js";
+import type { NatsAvailability } from "./nats-availability.js";
 
 export interface NatsDepsOptions {
   nc: NatsConnection;
@@ -56,6 +60,12 @@ export interface NatsDepsOptions {
   /** How long a route-only request waits for an embedding-router. */
   routeTimeoutMs: number;
   maxReinjections: number;
+  /** How long a publish waits for JetStream's ack before the request is answered 503. */
+  publishTimeoutMs: number;
+  /** Whether NATS is connected; while it is not, requests are answered 503 at once. */
+  availability: NatsAvailability;
+  /** Each tenant's packets in flight, for the concurrency limit. */
+  live: LivePackets;
 }
 
 const SERVICE = "gateway";
@@ -69,8 +79,8 @@ const ROUTER_ERRORS = new Map<number, GatewayErrorCode>([
 
 /** The gateway's view of the fleet, over NATS: packets into JetStream, route-only over request/reply. */
 export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayDeps & { close(): void }> {
-  const { nc, packets, tracer } = options;
-  const js = jetstream(nc);
+  const { nc, packets, tracer, availability, live } = options;
+  const js = jetstream(nc, { timeout: options.publishTimeoutMs });
   const tools = new Map<string, ToolDefinition>();
   const follower = await followCatalog(options.catalog, {
     upsert: (tool) => tools.set(catalogKey(tool.name), tool),
@@ -98,14 +108,24 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
    * Hands the packet to a stage and, when asked, waits for it to finish. The
    * subscription to its done subject opens before the publish, so a fast
    * packet cannot finish unseen; the packet is stored first so that
-   * `GET /v1/packets/{id}` finds it while it is in flight.
+   * `GET /v1/packets/{id}` finds it while it is in flight. It returns only
+   * once JetStream acknowledged the publish: an answer means the packet is kept.
+   * When the publish fails the stored packet goes back to `previous` (deleted
+   * when there was none), best effort as NATS may be away, so that it does not
+   * look in flight for ever.
    */
-  async function dispatch(packet: Packet, stage: Stage, wait: boolean, clock = startHopClock()) {
+  async function dispatch(packet: Packet, stage: Stage, wait: boolean, clock: HopClock, previous?: Uint8Array) {
     const packetId = packet.header!.packetId;
     const done = wait ? nc.subscribe(doneSubject(packetId), { max: 1, timeout: options.waitTimeoutMs }) : undefined;
     recordHop(packet, SERVICE, clock);
-    await packets.put(packetId, encodePacket(packet));
-    await publishPacket(js, tracer, stage, packet);
+    try {
+      await packets.put(packetId, encodePacket(packet));
+      await publishPacket(js, tracer, stage, packet);
+    } catch (error) {
+      done?.unsubscribe();
+      (previous ? packets.put(packetId, previous) : packets.delete(packetId)).catch(() => undefined);
+      throw error;
+    }
     if (!done) return { packet, finished: false };
     try {
       for await (const msg of done) return { packet: decodePacket(msg.data), finished: true };
@@ -121,8 +141,12 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     processMetrics().packetFinished(finishedPacket(packet));
   }
 
-  async function awaitingApproval(packetId: string): Promise<Packet> {
-    const packet = await loadPacket(packets, packetId);
+  async function ownPacket(tenant: string, packetId: string): Promise<Packet | undefined> {
+    return ownedBy(await loadPacket(packets, packetId), tenant);
+  }
+
+  async function awaitingApproval(tenant: string, packetId: string): Promise<Packet> {
+    const packet = await ownPacket(tenant, packetId);
     if (!packet) throw new GatewayError("not_found", `no packet with id ${packetId}`);
     if (packet.state !== Packet_State.AWAITING_APPROVAL) {
       throw new GatewayError("conflict", `packet ${packetId} is ${Packet_State[packet.state]}, not AWAITING_APPROVAL`);
@@ -131,7 +155,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
   }
 
   return {
-    async submitPacket(input) {
+    submitPacket: (input) => whileNatsAvailable(availability, async () => {
       const clock = startHopClock();
       const packet = newPacket({
         message: input.message,
@@ -143,16 +167,26 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         maxReinjections: options.maxReinjections,
       });
       packet.state = Packet_State.DETECTING_INTENT;
+      const header = packet.header!;
+      header.tenant = input.tenant;
       // The request's trace becomes the packet's: an approval later continues it.
-      packet.header!.traceparent = currentTraceparent();
-      return dispatch(packet, "intent", input.wait, clock);
-    },
+      header.traceparent = currentTraceparent();
+      live.admit(input.tenant, header.packetId);
+      try {
+        return await dispatch(packet, "intent", input.wait, clock);
+      } catch (error) {
+        live.release(input.tenant, header.packetId);
+        throw error;
+      }
+    }),
 
-    getPacket: (packetId) => loadPacket(packets, packetId),
+    getPacket: (tenant, packetId) => whileNatsAvailable(availability, () => ownPacket(tenant, packetId)),
 
-    async approvePacket(packetId, callHash) {
+    approvePacket: (tenant, packetId, callHash) => whileNatsAvailable(availability, async () => {
       const clock = startHopClock();
-      const packet = await awaitingApproval(packetId);
+      const packet = await awaitingApproval(tenant, packetId);
+      // Should the resumed packet not reach JetStream, it waits for approval again.
+      const awaiting = encodePacket(packet);
       const outcome = approveCall(packet, callHash);
       if (!outcome.approved) {
         if (outcome.ended) await endAtGateway(packet);
@@ -166,22 +200,22 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         packetTraceContext(packet.header!.traceparent),
         async (span) => {
           try {
-            return (await dispatch(packet, "execute", true, clock)).packet;
+            return (await dispatch(packet, "execute", true, clock, awaiting)).packet;
           } finally {
             span.end();
           }
         },
       );
-    },
+    }),
 
-    async denyPacket(packetId, reason) {
-      const packet = await awaitingApproval(packetId);
+    denyPacket: (tenant, packetId, reason) => whileNatsAvailable(availability, async () => {
+      const packet = await awaitingApproval(tenant, packetId);
       denyCall(packet, reason);
       await endAtGateway(packet);
       return packet;
-    },
+    }),
 
-    async route(input) {
+    route: (input) => whileNatsAvailable(availability, async () => {
       const request = create(RouteRequestSchema, {
         message: input.message,
         history: input.history,
@@ -193,7 +227,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       const reply = await askRouter(ROUTE_SUBJECT, toBinary(RouteRequestSchema, request));
       const { candidates, warnings } = fromBinary(RouteResponseSchema, reply);
       return { candidates, warnings };
-    },
+    }),
 
     async listTools() {
       return [...tools.entries()]
@@ -201,21 +235,23 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         .sort((a, b) => a.name.localeCompare(b.name));
     },
 
-    async feedback(input) {
+    feedback: (tenant, input) => whileNatsAvailable(availability, async () => {
+      // The router learns from any packet it is told of: only the packet's own tenant may tell it.
+      if (!(await ownPacket(tenant, input.packetId))) throw new GatewayError("not_found", `no packet with id ${input.packetId}`);
       const request = create(FeedbackRequestSchema, input);
       const reply = await askRouter(FEEDBACK_SUBJECT, toBinary(FeedbackRequestSchema, request));
       return fromBinary(FeedbackResponseSchema, reply);
-    },
+    }),
 
-    async addExamples(tool, texts) {
+    addExamples: (tool, texts) => whileNatsAvailable(availability, async () => {
       const request = create(AddExamplesRequestSchema, { tool, examples: texts });
       const reply = await askRouter(EXAMPLES_SUBJECT, toBinary(AddExamplesRequestSchema, request));
       return fromBinary(AddExamplesResponseSchema, reply);
-    },
+    }),
 
-    approveTool: (name) => requestToolApproval(nc, name, options.routeTimeoutMs),
+    approveTool: (name) => whileNatsAvailable(availability, () => requestToolApproval(nc, name, options.routeTimeoutMs)),
 
-    isReady: () => !nc.isClosed(),
+    isReady: () => availability.connected(),
 
     close: () => {
       follower.stop();

@@ -94,7 +94,8 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
       { additionalProperties: false },
     ),
     packetRef: Type.Object(
-      { packetId: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS }) },
+      // The id is a key of the packets bucket; anything else could not name a packet.
+      { packetId: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS, pattern: "^[A-Za-z0-9_-]+$" }) },
       { additionalProperties: false },
     ),
     toolRef: Type.Object({ name: toolName }, { additionalProperties: false }),
@@ -195,8 +196,10 @@ export function turnsToBody(history: readonly Turn[]): TurnBody[] {
   return history.map((turn) => ({ role: Turn_Role[turn.role] ?? String(turn.role), content: turn.content }));
 }
 
-export function toSubmitInput(body: SubmitPacketBody): SubmitInput {
+/** The body has no tenant (an unknown field is refused): it comes from the caller's API key. */
+export function toSubmitInput(tenant: string, body: SubmitPacketBody): SubmitInput {
   return {
+    tenant,
     message: body.message,
     ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
     history: toTurns(body.history),

@@ -5,10 +5,11 @@ import { Turn_Role } from "@switchyard/packet";
 import { processMetrics } from "@switchyard/telemetry";
 import { promSample } from "@switchyard/test-fixtures";
 import { buildApp } from "../src/app.js";
+import { localAuthenticator } from "../src/auth.js";
 import { GatewayError } from "../src/deps.js";
 import { CATALOG, InMemoryGatewayDeps, NEEDS_APPROVAL } from "./in-memory-deps.js";
 
-const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50 };
+const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth: localAuthenticator };
 
 function setup() {
   const deps = new InMemoryGatewayDeps();

@@ -6,11 +6,12 @@ import * as grpc from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
 import { Packet_State, Router, RoutingCandidate_Source, ToolRoutingState_ExecutionStatus, Turn_Role } from "@switchyard/packet";
 import { grpcServiceDefinition } from "@switchyard/grpc";
+import { localAuthenticator } from "../src/auth.js";
 import { buildGrpcServer, ROUTER_SERVICE_NAME } from "../src/grpc-server.js";
 import { GatewayError } from "../src/deps.js";
 import { CATALOG, InMemoryGatewayDeps, NEEDS_APPROVAL } from "./in-memory-deps.js";
 
-const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50 };
+const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth: localAuthenticator };
 type Methods = (typeof Router)["method"];
 /** How a client made by makeGenericClientConstructor exposes a unary method. */
 type UnaryMethod = (request: unknown, callback: (error: grpc.ServiceError | null, response: unknown) => void) => void;

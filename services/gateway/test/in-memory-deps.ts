@@ -16,7 +16,7 @@ import {
 } from "@switchyard/packet";
 import type { Packet, ToolDefinition } from "@switchyard/packet";
 import { approveCall, denyCall } from "../src/approvals.js";
-import { GatewayError } from "../src/deps.js";
+import { GatewayError, ownedBy } from "../src/deps.js";
 import type { FeedbackInput, GatewayDeps, RouteInput, RouteOutput, SubmitInput } from "../src/deps.js";
 
 /** A message that makes the in-memory fleet stop at AWAITING_APPROVAL, as a write tool would. */
@@ -66,6 +66,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
       pools: input.pools,
       domains: input.domains,
     });
+    packet.header!.tenant = input.tenant;
     this.packets.set(packet.header!.packetId, packet);
     if (!input.wait) {
       packet.state = Packet_State.DETECTING_INTENT;
@@ -83,12 +84,12 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return { packet, finished: true };
   }
 
-  async getPacket(packetId: string) {
-    return this.packets.get(packetId);
+  async getPacket(tenant: string, packetId: string) {
+    return ownedBy(this.packets.get(packetId), tenant);
   }
 
-  async approvePacket(packetId: string, callHash?: string) {
-    const packet = this.awaitingApproval(packetId);
+  async approvePacket(tenant: string, packetId: string, callHash?: string) {
+    const packet = this.awaitingApproval(tenant, packetId);
     const outcome = approveCall(packet, callHash);
     if (!outcome.approved) throw new GatewayError("conflict", `packet ${packetId}: ${outcome.message}`);
     // What the executor would do next: run the call.
@@ -96,8 +97,8 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return finish(packet, Packet_State.COMPLETED);
   }
 
-  async denyPacket(packetId: string, reason: string) {
-    const packet = this.awaitingApproval(packetId);
+  async denyPacket(tenant: string, packetId: string, reason: string) {
+    const packet = this.awaitingApproval(tenant, packetId);
     denyCall(packet, reason);
     return packet;
   }
@@ -127,9 +128,9 @@ export class InMemoryGatewayDeps implements GatewayDeps {
   readonly added: { tool: string; examples: string[] }[] = [];
 
   /** Like the router: an unknown packet or tool is not found; the packet's own tool loses its prompt. */
-  async feedback(input: FeedbackInput) {
+  async feedback(tenant: string, input: FeedbackInput) {
     this.feedbacks.push(input);
-    const packet = this.packets.get(input.packetId);
+    const packet = ownedBy(this.packets.get(input.packetId), tenant);
     if (!packet) throw new GatewayError("not_found", `no packet with id ${input.packetId}`);
     if (input.tool !== undefined && !CATALOG.some((t) => t.name === input.tool)) {
       throw new GatewayError("not_found", `no tool named ${input.tool}`);
@@ -159,8 +160,8 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return this.ready;
   }
 
-  private awaitingApproval(packetId: string): Packet {
-    const packet = this.packets.get(packetId);
+  private awaitingApproval(tenant: string, packetId: string): Packet {
+    const packet = ownedBy(this.packets.get(packetId), tenant);
     if (!packet) throw new GatewayError("not_found", `no packet with id ${packetId}`);
     if (packet.state !== Packet_State.AWAITING_APPROVAL) {
       throw new GatewayError("conflict", `packet ${packetId} is ${Packet_State[packet.state]}, not AWAITING_APPROVAL`);

@@ -1,9 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { buildApp } from "../src/app.js";
+import { apiKeyAuthenticator, localAuthenticator } from "../src/auth.js";
 import { InMemoryGatewayDeps } from "./in-memory-deps.js";
 
-const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50 };
+const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth: localAuthenticator };
+const KEY = "tool-approver-key-0001";
 
 describe("gateway http - tool approval", () => {
   it("gateway http - approving a tool answers its pinned catalog entry as ToolDefinition JSON", async () => {
@@ -24,5 +26,17 @@ describe("gateway http - tool approval", () => {
     assert.equal(unknown.json().message, "no MCP tool no.such_tool");
     const long = await app.inject({ method: "POST", url: `/v1/tools/${"x".repeat(300)}/approve` });
     assert.equal(long.statusCode, 414, "fastify's limit on a path parameter (100 characters) applies");
+  });
+
+  it("gateway http - approving a tool needs an API key like the rest of the API", async () => {
+    const app = buildApp(new InMemoryGatewayDeps(), { ...LIMITS, auth: apiKeyAuthenticator(new Map([[KEY, "tenant-a"]])) });
+    const anonymous = await app.inject({ method: "POST", url: "/v1/tools/filesystem.read_file/approve" });
+    assert.equal(anonymous.statusCode, 401);
+    const keyed = await app.inject({
+      method: "POST",
+      url: "/v1/tools/filesystem.read_file/approve",
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    assert.equal(keyed.statusCode, 200, keyed.body);
   });
 });

@@ -1,0 +1,49 @@
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyInstance } from "fastify";
+import type { AuthFailure, Authenticator } from "./auth.js";
+import { errorBody } from "./errors.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The caller's tenant, from its API key (or "local" in local mode); set before the body is read. */
+    tenant: string;
+  }
+}
+
+/** Requests one tenant may make per window; max 0 means unlimited. */
+export interface RateLimitSettings {
+  max: number;
+  windowMs: number;
+}
+
+const AUTH_MESSAGES: Record<AuthFailure, string> = {
+  missing: "an API key is required: Authorization: Bearer <key>",
+  invalid: "the API key is not valid",
+};
+
+/**
+ * Guards the API routes of `app` (an encapsulated context, so the probes and
+ * docs elsewhere stay open): a request without a valid key is answered 401
+ * before its body is read, and each tenant's requests are rate limited.
+ */
+export async function guardApi(app: FastifyInstance, auth: Authenticator, limit: RateLimitSettings): Promise<void> {
+  app.decorateRequest("tenant", "");
+  app.addHook("onRequest", async (request, reply) => {
+    const caller = auth.authenticate(request.headers.authorization);
+    if (typeof caller === "object") {
+      request.tenant = caller.tenant;
+      return;
+    }
+    // RFC 6750: the challenge names the scheme, and the error when a key was given but is wrong.
+    const challenge = caller === "invalid" ? 'Bearer realm="switchyard", error="invalid_token"' : 'Bearer realm="switchyard"';
+    return reply.code(401).header("www-authenticate", challenge).send(errorBody(401, AUTH_MESSAGES[caller]));
+  });
+  if (limit.max === 0) return;
+  // preParsing: after the onRequest hook above has named the tenant, before a body is read.
+  await app.register(rateLimit, {
+    max: limit.max,
+    timeWindow: limit.windowMs,
+    hook: "preParsing",
+    keyGenerator: (request) => request.tenant,
+  });
+}

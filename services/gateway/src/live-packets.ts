@@ -1,0 +1,73 @@
+import type { KV } from "@nats-io/kv";
+import { KvWatchInclude } from "@nats-io/kv";
+import { decodePacket, Packet_State } from "@switchyard/packet";
+import type { Packet } from "@switchyard/packet";
+import { GatewayError } from "./deps.js";
+
+/** States in which a packet no longer occupies the fleet: finished, or waiting on a person. */
+const AT_REST = new Set([Packet_State.COMPLETED, Packet_State.FAILED, Packet_State.AWAITING_APPROVAL, Packet_State.AWAITING_USER]);
+
+/**
+ * The packets each tenant has in flight, for MAX_CONCURRENT_PACKETS. It learns
+ * from the packets bucket, where the gateway stores a packet before publishing
+ * it and a stage stores it when it finishes or waits, so every gateway replica
+ * sees the packets of the others too (a little after they are stored). Packets
+ * in flight before this replica started are not known to it.
+ */
+export class LivePackets {
+  private readonly byTenant = new Map<string, Set<string>>();
+
+  /** 0: unlimited. */
+  constructor(private readonly maxPerTenant: number) {}
+
+  /** Counts a new packet for its tenant, or throws "limited" when the tenant is at its limit. */
+  admit(tenant: string, packetId: string): void {
+    const live = this.byTenant.get(tenant) ?? new Set<string>();
+    if (this.maxPerTenant > 0 && live.size >= this.maxPerTenant) {
+      throw new GatewayError(
+        "limited",
+        `${live.size} packets of this tenant are in flight (MAX_CONCURRENT_PACKETS ${this.maxPerTenant}); wait for one to finish`,
+      );
+    }
+    live.add(packetId);
+    this.byTenant.set(tenant, live);
+  }
+
+  /** Forgets a packet that was never accepted (its publish failed). */
+  release(tenant: string, packetId: string): void {
+    const live = this.byTenant.get(tenant);
+    live?.delete(packetId);
+    if (live?.size === 0) this.byTenant.delete(tenant);
+  }
+
+  /** A stored packet: in flight, or at rest. */
+  observe(packet: Packet): void {
+    const { tenant, packetId } = packet.header ?? { tenant: "", packetId: "" };
+    if (!packetId) return;
+    if (AT_REST.has(packet.state)) this.release(tenant, packetId);
+    else this.byTenant.set(tenant, (this.byTenant.get(tenant) ?? new Set<string>()).add(packetId));
+  }
+
+  count(tenant: string): number {
+    return this.byTenant.get(tenant)?.size ?? 0;
+  }
+}
+
+/**
+ * Feeds `live` every packet stored from now on. The watch is an ordered
+ * consumer: it resumes where it was after NATS comes back. Returns its stop.
+ */
+export async function followLivePackets(packets: KV, live: LivePackets, onError: (error: unknown) => void): Promise<() => void> {
+  const watch = await packets.watch({ include: KvWatchInclude.UpdatesOnly });
+  void (async () => {
+    for await (const entry of watch) {
+      if (entry.operation !== "PUT" || entry.value.length === 0) continue;
+      try {
+        live.observe(decodePacket(entry.value));
+      } catch (error) {
+        onError(error);
+      }
+    }
+  })();
+  return () => watch.stop();
+}

@@ -1,0 +1,59 @@
+import { errors as natsErrors } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { JetStreamApiError, JetStreamError } from "@nats-io/jetstream";
+import { GatewayError } from "./deps.js";
+
+/** Whether NATS can be reached now, kept up to date from the connection's status events. */
+export interface NatsAvailability {
+  connected(): boolean;
+}
+
+/**
+ * Follows the connection: a dropped connection keeps reconnecting for ever
+ * (runtime's maxReconnectAttempts -1), and meanwhile requests are refused at
+ * once instead of waiting on a publish that cannot be acknowledged.
+ */
+export function watchNatsAvailability(nc: NatsConnection): NatsAvailability {
+  let connected = !nc.isClosed();
+  void (async () => {
+    // The status iterator ends when the connection closes.
+    for await (const event of nc.status()) {
+      if (event.type === "disconnect" || event.type === "close") connected = false;
+      else if (event.type === "reconnect") connected = true;
+    }
+  })();
+  return { connected: () => connected && !nc.isClosed() };
+}
+
+/** Failures of the connection or the server; a bad argument (an invalid key) is the gateway's own bug, not NATS being away. */
+const NATS_ERRORS: (abstract new (...args: never[]) => Error)[] = [
+  natsErrors.ClosedConnectionError,
+  natsErrors.ConnectionError,
+  natsErrors.DrainingConnectionError,
+  natsErrors.NoRespondersError,
+  natsErrors.RequestError,
+  natsErrors.TimeoutError,
+  JetStreamError,
+  JetStreamApiError,
+];
+
+/** True for a failure to reach NATS or JetStream (timeout, no responders, closed connection, a JetStream refusal). */
+export function isNatsFailure(error: unknown): boolean {
+  return NATS_ERRORS.some((type) => error instanceof type);
+}
+
+export const NATS_UNAVAILABLE = "NATS is unreachable; the request was not accepted, try again shortly";
+
+/**
+ * Runs `work` only while NATS is connected, and turns a failure of the NATS client
+ * into 503/UNAVAILABLE, so a client learns quickly that nothing was accepted.
+ */
+export async function whileNatsAvailable<T>(availability: NatsAvailability, work: () => Promise<T>): Promise<T> {
+  if (!availability.connected()) throw new GatewayError("unavailable", NATS_UNAVAILABLE);
+  try {
+    return await work();
+  } catch (error) {
+    if (isNatsFailure(error)) throw new GatewayError("unavailable", NATS_UNAVAILABLE, undefined, { cause: error });
+    throw error;
+  }
+}
