@@ -1,4 +1,7 @@
 export { Attr, stageOutcomeAttributes } from "./attributes.js";
+export { ATTEMPTS_BUCKET, ATTEMPTS_TTL_MS, readAttempt } from "./attempts.js";
+export type { Attempt } from "./attempts.js";
+export { cappedTimeoutMs, remainingMs, setDeadline } from "./deadline.js";
 export type { ContentRecording } from "./attributes.js";
 export { catalogKey, followBucket, followCatalog, listTools, putTool, removeTool } from "./catalog.js";
 export type { BucketListener, CatalogListener } from "./catalog.js";
@@ -7,6 +10,7 @@ export { Headers, hopMessageId } from "./headers.js";
 export { loadPacket, publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 export type { HopClock } from "./packet-bus.js";
 export { requestReply, respondError, RpcError, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER } from "./rpc.js";
+export { RetryLater } from "./stage-errors.js";
 export { startStageWorker } from "./stage-worker.js";
 export type { StageWorker, StageWorkerOptions } from "./stage-worker.js";
 export {
@@ -37,8 +41,10 @@ export type { StoredExample, ToolExamples } from "./tool-examples.js";
 export { currentTraceparent, extractTraceContext, injectTraceContext, packetTraceContext } from "./trace-context.js";
 export {
   CATALOG_BUCKET,
+  consumerBackoffMs,
   EXAMPLES_BUCKET,
   ensurePacketStream,
+  heartbeatIntervalMs,
   ensureStageConsumer,
   openBucket,
   PACKETS_BUCKET,

@@ -4,9 +4,18 @@ import type { KV } from "@nats-io/kv";
 import type { Tracer } from "@opentelemetry/api";
 import { fastify } from "fastify";
 import type { FastifyInstance } from "fastify";
-import { ensurePacketStream, ensureStageConsumer, openBucket, PACKETS_BUCKET, startStageWorker } from "@switchyard/bus";
+import {
+  ATTEMPTS_BUCKET,
+  ATTEMPTS_TTL_MS,
+  ensurePacketStream,
+  ensureStageConsumer,
+  heartbeatIntervalMs,
+  openBucket,
+  PACKETS_BUCKET,
+  startStageWorker,
+} from "@switchyard/bus";
 import type { TopologyOptions } from "@switchyard/bus";
-import { readConfig } from "@switchyard/config";
+import { parseList, readConfig } from "@switchyard/config";
 import type { ConfigSchema } from "@switchyard/config";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
 import { createLogger, INSTANCE, initTracing, processMetrics } from "@switchyard/telemetry";
@@ -61,6 +70,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
     replicas: config.JETSTREAM_REPLICAS,
     ackWaitMs: config.STAGE_ACK_WAIT_MS,
     maxDeliver: config.STAGE_MAX_DELIVER,
+    backoffMs: parseList(config.STAGE_BACKOFF_MS).map(Number),
   };
   await ensurePacketStream(nc, topology);
   const packets = await openBucket(nc, PACKETS_BUCKET, topology);
@@ -122,6 +132,7 @@ export async function runStage(
   handle: (packet: Packet) => StageOutcome | Promise<StageOutcome>,
 ): Promise<void> {
   await ensureStageConsumer(context.nc, stage, context.topology);
+  const attempts = await openBucket(context.nc, ATTEMPTS_BUCKET, context.topology, ATTEMPTS_TTL_MS);
   const worker = await startStageWorker({
     nc: context.nc,
     stage,
@@ -131,6 +142,9 @@ export async function runStage(
     tracer: context.tracer,
     logger: context.logger,
     concurrency: context.config.STAGE_CONCURRENCY,
+    heartbeatMs: heartbeatIntervalMs(context.topology),
+    retryDelayMs: context.config.STAGE_RETRY_DELAY_MS,
+    attempts,
     ...(context.config.TRACE_CONTENT ? { content: { maxChars: context.config.TRACE_CONTENT_MAX_CHARS } } : {}),
   });
   context.onStop(() => worker.stop());
