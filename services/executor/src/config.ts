@@ -11,6 +11,8 @@ export const configSchema = {
     SWITCHYARD_DATA_DIR: { type: "string", minLength: 1 },
     /** How long one tool call may take before it fails, unless its server sets its own `timeoutMs`. */
     MCP_CALL_TIMEOUT_MS: { type: "integer", minimum: 1, default: 30000 },
+    /** How long a claimed tool call holds without renewal (renewed every third of it while the call runs); after it, the claim counts as abandoned. */
+    EXECUTION_LEASE_MS: { type: "integer", minimum: 300, default: 10000 },
   },
 } satisfies ConfigSchema;
 
@@ -20,4 +22,6 @@ export interface Config {
   SWITCHYARD_DATA_DIR?: string;
   /** @default 30000 */
   MCP_CALL_TIMEOUT_MS: number;
+  /** @default 10000 */
+  EXECUTION_LEASE_MS: number;
 }

@@ -10,15 +10,21 @@ import {
   routingOf,
   setSketchpad,
   toValue,
+  ToolDefinition_SideEffect,
   ToolExecutionResultSchema,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
 import type { Packet, StageOutcome } from "@switchyard/packet";
+import { cappedTimeoutMs } from "@switchyard/bus";
 import type { Config } from "./config.js";
+import { callOnce, executionKey } from "./idempotent-execution.js";
+import type { ExecutionLedger, OnceOutcome } from "./idempotent-execution.js";
 import type { McpPool, ToolCallResult } from "./mcp-pool.js";
 
 export interface ExecuteDeps {
   callTool: McpPool["callTool"];
+  /** The executions bucket that makes each call happen once per packet and hop; absent: calls are made as they come. */
+  ledger?: ExecutionLedger;
 }
 
 /**
@@ -77,7 +83,19 @@ export async function executeStage(
     return { done: true };
   }
 
-  const result = await deps.callTool(tool, params, { timeoutMs: config.MCP_CALL_TIMEOUT_MS });
+  // The packet's deadline caps the call's time.
+  const call = () => deps.callTool(tool, params, { timeoutMs: config.MCP_CALL_TIMEOUT_MS, maxTimeoutMs: cappedTimeoutMs(packet, Infinity) });
+  const { packetId, hop } = packet.header!;
+  const once: OnceOutcome = deps.ledger
+    ? await callOnce(deps.ledger, executionKey(packetId, hop), candidate.tool.sideEffect === ToolDefinition_SideEffect.READ, call)
+    : { kind: "called", result: await call() };
+  if (once.kind === "unknown") {
+    routing.executionStatus = ToolRoutingState_ExecutionStatus.FAILED;
+    addReflection(packet, { step: "tool_execution", summary: `${tool}: ${once.reason}` });
+    finish(packet, Packet_State.FAILED, `${tool}: ${once.reason}`);
+    return { done: true };
+  }
+  const result = once.result;
   inject(packet, tool, params, result, source);
   routing.executionStatus = result.success
     ? ToolRoutingState_ExecutionStatus.EXECUTED
@@ -85,7 +103,7 @@ export async function executeStage(
   addReflection(packet, {
     step: "tool_execution",
     summary: result.success
-      ? `Executed ${tool}: success in ${result.executionTimeMs} ms`
+      ? `Executed ${tool}: success in ${result.executionTimeMs} ms${once.kind === "reused" ? " (the recorded result of an earlier delivery)" : ""}`
       : `Executed ${tool}: failed in ${result.executionTimeMs} ms: ${result.error ?? "unknown error"}`,
     confidence: routing.reviewConfidence,
     durationMs: result.executionTimeMs,

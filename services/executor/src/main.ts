@@ -8,6 +8,7 @@ import { syncCatalog } from "./catalog-sync.js";
 import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
 import { executeStage } from "./execute.js";
+import { EXECUTIONS_BUCKET, EXECUTIONS_TTL_MS } from "./idempotent-execution.js";
 import { McpPool } from "./mcp-pool.js";
 import { loadServersConfig } from "./servers-config.js";
 
@@ -30,7 +31,8 @@ service.onStop(() => pool.close());
 await publish();
 drainOnSignals(service);
 
+const ledger = { kv: await openBucket(service.nc, EXECUTIONS_BUCKET, service.topology, EXECUTIONS_TTL_MS), leaseMs: config.EXECUTION_LEASE_MS };
 await runStage(service, "execute", (packet) =>
-  executeStage(packet, { callTool: pool.callTool.bind(pool) }, config),
+  executeStage(packet, { callTool: pool.callTool.bind(pool), ledger }, config),
 );
 service.setReady(true, { servers: serverNames, tools: pool.listTools().length });
