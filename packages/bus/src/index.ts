@@ -2,6 +2,8 @@ export { Attr, stageOutcomeAttributes } from "./attributes.js";
 export { ATTEMPTS_BUCKET, ATTEMPTS_TTL_MS, readAttempt } from "./attempts.js";
 export type { Attempt } from "./attempts.js";
 export { cappedTimeoutMs, remainingMs, setDeadline } from "./deadline.js";
+export { DEAD_LETTERS_STREAM, deadLetterReason, ensureDeadLetters, startDeadLetterWorker } from "./dead-letters.js";
+export type { DeadLetterAdvisory, DeadLetterWorker } from "./dead-letters.js";
 export type { ContentRecording } from "./attributes.js";
 export { catalogKey, followBucket, followCatalog, listTools, putTool, removeTool } from "./catalog.js";
 export type { BucketListener, CatalogListener } from "./catalog.js";

@@ -30,11 +30,11 @@ export interface TopologyOptions {
   maxAckPending?: number;
 }
 
-const NS_PER_MS = 1_000_000;
+export const NS_PER_MS = 1_000_000;
 
 // JetStream answers "already in use" when a stream or consumer exists with
 // another configuration; we then update it so a new release's settings apply.
-async function addOrUpdateStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+export async function addOrUpdateStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
   try {
     await jsm.streams.add(config);
   } catch (error) {

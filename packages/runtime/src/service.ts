@@ -7,11 +7,13 @@ import type { FastifyInstance } from "fastify";
 import {
   ATTEMPTS_BUCKET,
   ATTEMPTS_TTL_MS,
+  ensureDeadLetters,
   ensurePacketStream,
   ensureStageConsumer,
   heartbeatIntervalMs,
   openBucket,
   PACKETS_BUCKET,
+  startDeadLetterWorker,
   startStageWorker,
 } from "@switchyard/bus";
 import type { TopologyOptions } from "@switchyard/bus";
@@ -148,6 +150,10 @@ export async function runStage(
     ...(context.config.TRACE_CONTENT ? { content: { maxChars: context.config.TRACE_CONTENT_MAX_CHARS } } : {}),
   });
   context.onStop(() => worker.stop());
+  // Every stage service shares the one dead-letter consumer, so each record is handled once.
+  await ensureDeadLetters(context.nc, context.topology);
+  const deadLetters = await startDeadLetterWorker({ nc: context.nc, packets: context.packets, attempts, logger: context.logger });
+  context.onStop(() => deadLetters.stop());
   context.onStop(await watchStageConsumer(processMetrics(), context.nc, stage));
 }
 
