@@ -98,7 +98,9 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
     const reason = `invalid packet message: ${errorMessage(error)}`;
     logger.error({ err: error, packetId: msg.headers?.get(Headers.PacketId) }, "invalid packet message");
     await recordAttempt(options.attempts, msg, stage, reason).catch(() => undefined);
-    msg.term(reason);
+    // No reason on the term itself: servers before 2.10 take "+TERM <reason>" for neither a
+    // term nor an ack. The dead-letter record reads the reason from the attempt kept above.
+    msg.term();
     return;
   }
   const subject = packetSubject(stage);

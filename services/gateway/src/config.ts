@@ -30,6 +30,12 @@ export const configSchema = {
       description: "How long a route-only request waits for an embedding-router before answering 503",
     },
     MAX_REINJECTIONS: { type: "integer", minimum: 0, default: 3, description: "Reinjection rounds a packet may take" },
+    PACKET_DEADLINE_MS: {
+      type: "integer",
+      minimum: 0,
+      default: 120000,
+      description: "Time a packet has to finish from submission (or approval); past it a stage ends it FAILED. 0: no deadline",
+    },
   },
 } as const;
 
@@ -52,4 +58,6 @@ export interface Config {
   ROUTE_TIMEOUT_MS: number;
   /** @default 3 */
   MAX_REINJECTIONS: number;
+  /** @default 120000 */
+  PACKET_DEADLINE_MS: number;
 }

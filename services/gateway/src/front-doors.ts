@@ -22,6 +22,7 @@ export async function serveFrontDoors(service: ServiceContext): Promise<void> {
     waitTimeoutMs: config.WAIT_TIMEOUT_MS,
     routeTimeoutMs: config.ROUTE_TIMEOUT_MS,
     maxReinjections: config.MAX_REINJECTIONS,
+    packetDeadlineMs: config.PACKET_DEADLINE_MS,
   });
   const limits = {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,

@@ -21,6 +21,7 @@ import {
   requestReply,
   ROUTE_SUBJECT,
   RpcError,
+  setDeadline,
   startHopClock,
   withExamples,
 } from "@switchyard/bus";
@@ -55,6 +56,8 @@ export interface NatsDepsOptions {
   /** How long a route-only request waits for an embedding-router. */
   routeTimeoutMs: number;
   maxReinjections: number;
+  /** Time a packet has to finish, from submission or approval; 0: none. */
+  packetDeadlineMs: number;
 }
 
 const SERVICE = "gateway";
@@ -144,6 +147,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       packet.state = Packet_State.DETECTING_INTENT;
       // The request's trace becomes the packet's: an approval later continues it.
       packet.header!.traceparent = currentTraceparent();
+      setDeadline(packet, options.packetDeadlineMs);
       return dispatch(packet, "intent", input.wait, clock);
     },
 
@@ -165,6 +169,8 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         packetTraceContext(packet.header!.traceparent),
         async (span) => {
           try {
+            // The time spent waiting for the user does not count against the packet.
+            setDeadline(packet, options.packetDeadlineMs);
             return (await dispatch(packet, "execute", true, clock)).packet;
           } finally {
             span.end();
