@@ -84,6 +84,7 @@ interface Connection {
   lost: boolean;
   /** The restart under way, if any; calls wait for it. */
   restarting?: Promise<void>;
+  transport?: StdioClientTransport | StreamableHTTPClientTransport;
 }
 
 /**
@@ -171,7 +172,7 @@ export class McpPool {
     } catch (error) {
       if (error instanceof McpError && error.code === Number(ErrorCode.RequestTimeout)) {
         // A server that does not answer may be hung for good: start it afresh for the next call.
-        this.restart(connection, "a call timed out");
+        this.restart(connection, "a call timed out", { hung: true });
         return { success: false, failure: "timeout", error: `${catalogName} timed out after ${timeoutMs} ms` };
       }
       const failure: McpFailure = connection.lost ? "server_lost" : error instanceof McpError ? "protocol_error" : "transport_error";
@@ -197,9 +198,19 @@ export class McpPool {
    * a new session), once at a time; calls made meanwhile wait for it. A call in flight on
    * the old server has already failed (server_lost or timeout).
    */
-  private restart(connection: Connection, why: string): void {
+  private restart(connection: Connection, why: string, { hung = false } = {}): void {
     if (this.closing || connection.restarting) return;
     connection.lost = true;
+    // A hung stdio server gets no graceful close (the SDK waits seconds for it): its late
+    // answer would be a side effect that nobody is told about, after its call was reported failed.
+    const pid = hung && connection.transport instanceof StdioClientTransport ? connection.transport.pid : null;
+    if (pid) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
     const logger = this.options.logger;
     logger?.warn({ server: connection.config.name, why }, "restarting MCP server");
     connection.restarting = (async () => {
@@ -243,7 +254,8 @@ export class McpPool {
     };
 
     try {
-      await client.connect(this.transportFor(connection), { timeout });
+      connection.transport = this.transportFor(connection);
+      await client.connect(connection.transport, { timeout });
       await this.refresh(connection, true);
     } catch (error) {
       await client.close().catch(() => undefined);
