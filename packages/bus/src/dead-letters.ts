@@ -82,6 +82,8 @@ export async function startDeadLetterWorker(options: {
   packets: KV;
   attempts: KV;
   logger: Logger;
+  /** Told of each packet ended FAILED, for the finished-packet metrics. */
+  onEnded?: (packet: Packet) => void;
 }): Promise<DeadLetterWorker> {
   const jsm = await jetstreamManager(options.nc);
   const consumer = await jetstream(options.nc).consumers.get(DEAD_LETTERS_STREAM, DEAD_LETTERS_CONSUMER);
@@ -111,7 +113,11 @@ export async function startDeadLetterWorker(options: {
  * used up its deliveries is still in the work-queue stream; it is read from there, then
  * deleted. A terminated one is gone already: its id comes from the attempt kept for it.
  */
-async function handleDeadLetter(options: { nc: NatsConnection; packets: KV; attempts: KV; logger: Logger }, jsm: JetStreamManager, msg: JsMsg): Promise<void> {
+async function handleDeadLetter(
+  options: { nc: NatsConnection; packets: KV; attempts: KV; logger: Logger; onEnded?: (packet: Packet) => void },
+  jsm: JetStreamManager,
+  msg: JsMsg,
+): Promise<void> {
   const advisory = msg.json<DeadLetterAdvisory>();
   if (advisory.stream !== PACKETS_STREAM) return;
   const seq = advisory.stream_seq;
@@ -123,6 +129,7 @@ async function handleDeadLetter(options: { nc: NatsConnection; packets: KV; atte
     addReflection(packet, { step: "dead_letter", summary: reason });
     finish(packet, Packet_State.FAILED, reason);
     await storeFinishedPacket(options.nc, options.packets, packet);
+    options.onEnded?.(packet);
   }
   options.logger.warn({ packetId: packet?.header?.packetId, stage: advisory.consumer, streamSeq: seq, reason }, "packet dead-lettered");
   if (stored) await jsm.streams.deleteMessage(PACKETS_STREAM, seq).catch(() => false);

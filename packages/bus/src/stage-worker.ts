@@ -39,6 +39,8 @@ export interface StageWorkerOptions {
   retryDelayMs?: number;
   /** Where the last error of each delivery is kept, for the dead-letter record's reason; absent: not kept. */
   attempts?: KV;
+  /** Told of each packet the worker ends without running the stage (past its deadline), for the finished-packet metrics. */
+  onEnded?: (packet: Packet) => void;
 }
 
 export interface StageWorker {
@@ -163,6 +165,7 @@ async function runStage(options: StageWorkerOptions, packet: Packet): Promise<St
     const reason = `deadline exceeded at ${options.stage}`;
     addReflection(packet, { step: options.stage, summary: reason });
     finish(packet, Packet_State.FAILED, reason);
+    options.onEnded?.(packet);
     return { done: true };
   }
   try {

@@ -24,7 +24,7 @@ import { createLogger, INSTANCE, initTracing, processMetrics } from "@switchyard
 import type { Logger, Tracing, TracingOptions } from "@switchyard/telemetry";
 import { runtimeConfigSchema } from "./runtime-config.js";
 import type { RuntimeConfig } from "./runtime-config.js";
-import { measuredHandler, watchStageConsumer } from "./stage-metrics.js";
+import { finishedPacket, measuredHandler, watchStageConsumer } from "./stage-metrics.js";
 
 export interface ServiceOptions {
   /** The service's name, on its logs, hops and NATS connection. */
@@ -147,14 +147,19 @@ export async function runStage(
     heartbeatMs: heartbeatIntervalMs(context.topology),
     retryDelayMs: context.config.STAGE_RETRY_DELAY_MS,
     attempts,
+    onEnded: countFinished,
     ...(context.config.TRACE_CONTENT ? { content: { maxChars: context.config.TRACE_CONTENT_MAX_CHARS } } : {}),
   });
   context.onStop(() => worker.stop());
   // Every stage service shares the one dead-letter consumer, so each record is handled once.
   await ensureDeadLetters(context.nc, context.topology);
-  const deadLetters = await startDeadLetterWorker({ nc: context.nc, packets: context.packets, attempts, logger: context.logger });
+  const deadLetters = await startDeadLetterWorker({ nc: context.nc, packets: context.packets, attempts, logger: context.logger, onEnded: countFinished });
   context.onStop(() => deadLetters.stop());
   context.onStop(await watchStageConsumer(processMetrics(), context.nc, stage));
+}
+
+function countFinished(packet: Packet): void {
+  processMetrics().packetFinished(finishedPacket(packet));
 }
 
 /** SIGTERM and SIGINT drain the service, then the process exits. */
