@@ -14,6 +14,8 @@ import { reportFaultRun } from "./faults-report.js";
 
 const skip = fleetSkipReason();
 const MAX_DELIVER = 3;
+/** Every packet's deadline: long enough for the other cases, shorter than the hanging call below. */
+const DEADLINE_MS = 20_000;
 
 /** Lines of the side-effect server's file that start with `prefix`. */
 function linesOf(file: string, prefix: string): number {
@@ -35,6 +37,7 @@ describe("fleet dead letters - packets JetStream gives up on end FAILED with the
         SIDE_EFFECT_FILE: sideEffects,
       },
       serviceEnv: {
+        gateway: { PACKET_DEADLINE_MS: String(DEADLINE_MS) },
         reviewer: { ALLOW_WRITE_TOOLS: "true", TRUSTED_TOOLS: "journal.always_fail, journal.append_line" },
         // Few, quick deliveries, so the test need not wait JetStream's defaults.
         executor: { STAGE_MAX_DELIVER: String(MAX_DELIVER), STAGE_ACK_WAIT_MS: "2000", STAGE_RETRY_DELAY_MS: "200" },
@@ -80,6 +83,23 @@ describe("fleet dead letters - packets JetStream gives up on end FAILED with the
     // Another try after the dead letter changes nothing: the file holds exactly the attempts counted.
     assert.equal(linesOf(sideEffects, "attempt dl-1"), MAX_DELIVER);
     reportFaultRun({ test: "a tool that always fails", sent: 1, completed: 1, lost: 0, duplicateSideEffects: 0 });
+  });
+
+  it("fleet dead letters - a call that outlasts the packet's deadline is cut to it, its server killed, and the packet ends FAILED at the deadline", async () => {
+    const { status, json } = await t.post("/v1/packets", {
+      message: `append the line 'too-late' to the journal, waiting ${DEADLINE_MS + 10_000} ms`,
+      tools: ["journal.append_line"],
+      wait: false,
+    });
+    assert.equal(status, 202, JSON.stringify(json));
+    const failed = await eventually(async () => {
+      const r = await t.get(`/v1/packets/${json.packetId}`);
+      return r.json?.state === "FAILED" ? r.json : undefined;
+    }, 90_000, "the packet to end FAILED at its deadline");
+    assert.equal(failed.stateReason, "deadline exceeded at execute", JSON.stringify(failed.reasoning.reflectionLog));
+    // The hung server was killed when its call timed out, so the late append never happens.
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
+    assert.equal(linesOf(sideEffects, "too-late"), 0);
   });
 
   it("fleet dead letters - a message that is no packet is terminated and its packet id ends FAILED with the reason", async () => {
