@@ -36,6 +36,8 @@ describe("fleet dead letters - packets JetStream gives up on end FAILED with the
         SWITCHYARD_CONFIG: fileURLToPath(new URL("fixtures/side-effects.yaml", import.meta.url)),
         SIDE_EFFECT_FILE: sideEffects,
       },
+      // The machine may be busy; a slow start is not what this test is about.
+      readyTimeoutMs: 60_000,
       serviceEnv: {
         gateway: { PACKET_DEADLINE_MS: String(DEADLINE_MS) },
         reviewer: { ALLOW_WRITE_TOOLS: "true", TRUSTED_TOOLS: "journal.always_fail, journal.append_line" },

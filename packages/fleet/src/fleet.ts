@@ -70,7 +70,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       stdio: ["ignore", "pipe", "pipe"],
     });
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} was not ready within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+      const timer = setTimeout(() => {
+        // A process that never got ready is not in the fleet, so nothing else would stop it.
+        child.kill("SIGKILL");
+        reject(new Error(`${name} was not ready within ${readyTimeoutMs} ms`));
+      }, readyTimeoutMs);
       child.once("exit", (code, signal) => {
         clearTimeout(timer);
         reject(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`));
