@@ -1,4 +1,9 @@
 export { Attr, stageOutcomeAttributes } from "./attributes.js";
+export { ATTEMPTS_BUCKET, ATTEMPTS_TTL_MS, readAttempt } from "./attempts.js";
+export type { Attempt } from "./attempts.js";
+export { cappedTimeoutMs, remainingMs, setDeadline } from "./deadline.js";
+export { DEAD_LETTERS_STREAM, deadLetterReason, ensureDeadLetters, startDeadLetterWorker } from "./dead-letters.js";
+export type { DeadLetterAdvisory, DeadLetterWorker } from "./dead-letters.js";
 export type { ContentRecording } from "./attributes.js";
 export { catalogKey, followBucket, followCatalog, listTools, putTool, removeTool } from "./catalog.js";
 export type { BucketListener, CatalogListener } from "./catalog.js";
@@ -8,6 +13,7 @@ export { loadPacket, publishPacket, recordHop, startHopClock, storeFinishedPacke
 export type { HopClock } from "./packet-bus.js";
 export { requestReply, respondError, RpcError, serveRpc, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER } from "./rpc.js";
 export type { RpcEndpoint } from "./rpc.js";
+export { RetryLater } from "./stage-errors.js";
 export { startStageWorker } from "./stage-worker.js";
 export type { StageWorker, StageWorkerOptions } from "./stage-worker.js";
 export {
@@ -39,8 +45,10 @@ export type { StoredExample, ToolExamples } from "./tool-examples.js";
 export { currentTraceparent, extractTraceContext, injectTraceContext, packetTraceContext } from "./trace-context.js";
 export {
   CATALOG_BUCKET,
+  consumerBackoffMs,
   EXAMPLES_BUCKET,
   ensurePacketStream,
+  heartbeatIntervalMs,
   ensureStageConsumer,
   openBucket,
   PACKETS_BUCKET,

@@ -11,7 +11,10 @@ import type { Logger } from "@switchyard/telemetry";
 import { Attr, packetMessageAttributes, stageOutcomeAttributes } from "./attributes.js";
 import type { ContentRecording } from "./attributes.js";
 import { Headers } from "./headers.js";
+import { recordAttempt } from "./attempts.js";
+import { remainingMs } from "./deadline.js";
 import { publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
+import { RetryLater } from "./stage-errors.js";
 import { PACKETS_STREAM } from "./topology.js";
 import { packetSubject } from "./subjects.js";
 import { extractTraceContext } from "./trace-context.js";
@@ -30,6 +33,14 @@ export interface StageWorkerOptions {
   concurrency?: number;
   /** Record request text, tool arguments and output on the stage's span (masked, cut); absent: never. */
   content?: ContentRecording;
+  /** How often `working()` tells JetStream the packet is still in hand (see heartbeatIntervalMs). @default 10000 */
+  heartbeatMs?: number;
+  /** Least wait before a packet given back (`nak`) is delivered again; see RetryLater. @default 1000 */
+  retryDelayMs?: number;
+  /** Where the last error of each delivery is kept, for the dead-letter record's reason; absent: not kept. */
+  attempts?: KV;
+  /** Told of each packet the worker ends without running the stage (past its deadline), for the finished-packet metrics. */
+  onEnded?: (packet: Packet) => void;
 }
 
 export interface StageWorker {
@@ -41,6 +52,9 @@ export interface StageWorker {
  * Consumes a stage's durable pull consumer: for each packet, runs the stage,
  * records the hop, publishes the next hop (or stores the finished packet) and
  * only then acks, so a crash at any point leaves the packet to be redelivered.
+ * While the stage runs, `working()` keeps JetStream from redelivering it; a
+ * step that failed in a retryable way (RetryLater, or NATS itself failing) is
+ * given back with a delay; bytes that are no packet are terminated.
  */
 export async function startStageWorker(options: StageWorkerOptions): Promise<StageWorker> {
   const { nc, stage, logger } = options;
@@ -52,9 +66,12 @@ export async function startStageWorker(options: StageWorkerOptions): Promise<Sta
 
   const loop = (async () => {
     for await (const msg of messages) {
-      const work = handleMessage(options, js, msg).catch((error: unknown) => {
-        logger.error({ err: error, stage }, "packet could not be handed on; it will be redelivered");
-        msg.nak(1000);
+      const work = handleMessage(options, js, msg).catch(async (error: unknown) => {
+        const delayMs = error instanceof RetryLater && error.delayMs !== undefined ? error.delayMs : (options.retryDelayMs ?? 1000);
+        const packetId = msg.headers?.get(Headers.PacketId);
+        logger.warn({ err: error, stage, packetId, deliveries: msg.info.deliveryCount }, "packet given back; it will be delivered again");
+        await recordAttempt(options.attempts, msg, stage, errorMessage(error)).catch(() => undefined);
+        msg.nak(delayMs);
       });
       inFlight.add(work);
       void work.finally(() => inFlight.delete(work));
@@ -77,10 +94,15 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
   let packet: Packet;
   try {
     packet = decodePacket(msg.data);
+    if (!packet.header?.packetId) throw new Error("the packet has no header or id");
   } catch (error) {
-    // Nothing can ever decode these bytes: retrying is pointless.
-    logger.error({ err: error, packetId: msg.headers?.get(Headers.PacketId) }, "undecodable packet message");
-    msg.term("undecodable packet");
+    // Nothing can ever make a packet of these bytes: retrying is pointless.
+    const reason = `invalid packet message: ${errorMessage(error)}`;
+    logger.error({ err: error, packetId: msg.headers?.get(Headers.PacketId) }, "invalid packet message");
+    await recordAttempt(options.attempts, msg, stage, reason).catch(() => undefined);
+    // No reason on the term itself: servers before 2.10 take "+TERM <reason>" for neither a
+    // term nor an ack. The dead-letter record reads the reason from the attempt kept above.
+    msg.term();
     return;
   }
   const subject = packetSubject(stage);
@@ -98,6 +120,7 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
     parent,
   );
   // Log lines written while the packet is worked on carry its id, and the span's trace and span ids.
+  const heartbeat = setInterval(() => msg.working(), options.heartbeatMs ?? 10_000);
   await context.with(withPacketId(trace.setSpan(parent, span), packet.header?.packetId ?? ""), async () => {
     try {
       const outcome = await runStage(options, packet);
@@ -105,23 +128,51 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
       recordHop(packet, service, clock);
       if ("next" in outcome) await publishPacket(js, tracer, outcome.next, packet);
       else await storeFinishedPacket(options.nc, options.packets, packet);
-      msg.ack();
+      await confirmAck(msg, logger, packet);
       logger.debug({ packetId: packet.header?.packetId, hop: packet.header?.hop, outcome }, "packet handed on");
     } catch (error) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: maskSecrets(String(error)) });
       throw error;
     } finally {
+      clearInterval(heartbeat);
       span.end();
     }
   });
 }
 
-/** Runs the stage logic; a stage that throws ends the packet FAILED rather than losing it or looping on it. */
+/**
+ * Acks and waits for JetStream to confirm it. An ack that is lost leaves the packet to be
+ * delivered again; its next hop carries the same message id (dropped as a duplicate) and
+ * the executor finds its recorded result, so that costs time, not a second effect.
+ */
+async function confirmAck(msg: JsMsg, logger: Logger, packet: Packet): Promise<void> {
+  const confirmed = await msg.ackAck().catch(() => false);
+  if (!confirmed) logger.warn({ packetId: packet.header?.packetId }, "ack not confirmed; the packet may be delivered again");
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Runs the stage logic; a stage that throws ends the packet FAILED rather than losing it or
+ * looping on it, unless it asked to be retried (RetryLater). A packet past its deadline ends
+ * FAILED without running.
+ */
 async function runStage(options: StageWorkerOptions, packet: Packet): Promise<StageOutcome> {
+  const left = remainingMs(packet);
+  if (left !== undefined && left <= 0) {
+    const reason = `deadline exceeded at ${options.stage}`;
+    addReflection(packet, { step: options.stage, summary: reason });
+    finish(packet, Packet_State.FAILED, reason);
+    options.onEnded?.(packet);
+    return { done: true };
+  }
   try {
     return await options.handle(packet);
   } catch (error) {
-    const reason = `${options.service} failed: ${error instanceof Error ? error.message : String(error)}`;
+    if (error instanceof RetryLater) throw error;
+    const reason = `${options.service} failed: ${errorMessage(error)}`;
     options.logger.error({ err: error, packetId: packet.header?.packetId }, "stage failed");
     addReflection(packet, { step: options.stage, summary: reason });
     finish(packet, Packet_State.FAILED, reason);

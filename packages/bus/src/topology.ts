@@ -19,17 +19,22 @@ export interface TopologyOptions {
   replicas?: number;
   /** How long a stage may hold a packet before JetStream redelivers it. @default 30000 */
   ackWaitMs?: number;
-  /** How often a packet is delivered before it is given up. @default 5 */
+  /** How often a packet is delivered before it is given up (then dead-lettered). @default 5 */
   maxDeliver?: number;
+  /**
+   * How long JetStream waits for the ack of the 2nd, 3rd, … delivery (the first waits
+   * `ackWaitMs`); the last entry repeats. Absent or empty: doubling from `ackWaitMs`.
+   */
+  backoffMs?: readonly number[];
   /** Packets one stage's replicas may hold unacknowledged at once. @default 1000 */
   maxAckPending?: number;
 }
 
-const NS_PER_MS = 1_000_000;
+export const NS_PER_MS = 1_000_000;
 
 // JetStream answers "already in use" when a stream or consumer exists with
 // another configuration; we then update it so a new release's settings apply.
-async function addOrUpdateStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
+export async function addOrUpdateStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
   try {
     await jsm.streams.add(config);
   } catch (error) {
@@ -53,9 +58,31 @@ export async function ensurePacketStream(nc: NatsConnection, options: TopologyOp
   });
 }
 
+/**
+ * The consumer's `backoff`: the ack wait of each delivery, in ms. JetStream takes the
+ * first entry as the ack wait itself, and refuses more entries than `max_deliver`, so the
+ * list is the ack wait followed by the redelivery waits, cut to `max_deliver - 1` entries
+ * (the last delivery waits as long as the one before it).
+ */
+export function consumerBackoffMs(options: TopologyOptions = {}): number[] {
+  const ackWait = options.ackWaitMs ?? 30_000;
+  const maxDeliver = options.maxDeliver ?? 5;
+  const later = options.backoffMs?.length ? options.backoffMs : Array.from({ length: Math.max(0, maxDeliver - 2) }, (_, i) => ackWait * 2 ** (i + 1));
+  return [ackWait, ...later].slice(0, Math.max(0, maxDeliver - 1));
+}
+
+/**
+ * How often a stage tells JetStream it is still working on a packet (`working()`), so a
+ * slow step is not redelivered: a third of the shortest ack wait.
+ */
+export function heartbeatIntervalMs(options: TopologyOptions = {}): number {
+  return Math.max(100, Math.floor(Math.min(options.ackWaitMs ?? 30_000, ...consumerBackoffMs(options)) / 3));
+}
+
 /** The durable pull consumer of one stage, shared by all of its replicas. */
 export async function ensureStageConsumer(nc: NatsConnection, stage: Stage, options: TopologyOptions = {}): Promise<void> {
   const jsm = await jetstreamManager(nc);
+  const backoff = consumerBackoffMs(options);
   const config: Partial<ConsumerConfig> = {
     durable_name: stage,
     filter_subject: packetSubject(stage),
@@ -64,6 +91,8 @@ export async function ensureStageConsumer(nc: NatsConnection, stage: Stage, opti
     ack_wait: (options.ackWaitMs ?? 30_000) * NS_PER_MS,
     max_deliver: options.maxDeliver ?? 5,
     max_ack_pending: options.maxAckPending ?? 1000,
+    // Without a backoff a packet whose stage keeps crashing is redelivered at a flat pace.
+    ...(backoff.length > 0 ? { backoff: backoff.map((ms) => ms * NS_PER_MS) } : {}),
   };
   try {
     await jsm.consumers.add(PACKETS_STREAM, config);
@@ -73,7 +102,7 @@ export async function ensureStageConsumer(nc: NatsConnection, stage: Stage, opti
   }
 }
 
-/** Opens a KV bucket, creating it on first use. */
-export async function openBucket(nc: NatsConnection, name: string, options: TopologyOptions = {}): Promise<KV> {
-  return new Kvm(nc).create(name, { history: 1, replicas: options.replicas ?? 1 });
+/** Opens a KV bucket, creating it on first use; `ttlMs` makes its entries expire. */
+export async function openBucket(nc: NatsConnection, name: string, options: TopologyOptions = {}, ttlMs?: number): Promise<KV> {
+  return new Kvm(nc).create(name, { history: 1, replicas: options.replicas ?? 1, ...(ttlMs === undefined ? {} : { ttl: ttlMs }) });
 }

@@ -6,15 +6,21 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { context, trace } from "@opentelemetry/api";
 import type { KV } from "@nats-io/kv";
 import { create } from "@bufbuild/protobuf";
-import { decodePacket, finish, newPacket, Packet_State, ToolDefinitionSchema } from "@switchyard/packet";
+import { decodePacket, encodePacket, finish, newPacket, Packet_State, ToolDefinitionSchema } from "@switchyard/packet";
 import type { Stage, StageOutcome, Packet } from "@switchyard/packet";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
 import { createLogger, initTracing } from "@switchyard/telemetry";
 import { startLocalNats } from "@switchyard/local-nats";
 import type { LocalNats } from "@switchyard/local-nats";
 import {
+  ATTEMPTS_BUCKET,
   CATALOG_BUCKET,
   catalogKey,
+  consumerBackoffMs,
+  heartbeatIntervalMs,
+  readAttempt,
+  RetryLater,
+  setDeadline,
   doneSubject,
   ensurePacketStream,
   ensureStageConsumer,
@@ -140,6 +146,62 @@ describe("bus", () => {
     assert.equal(finished?.state, Packet_State.FAILED);
     assert.match(finished?.stateReason ?? "", /intent failed: boom/);
     await worker.stop();
+  });
+
+  it("bus - a packet past its deadline ends FAILED at the stage that finds it, without running the stage", async () => {
+    let ran = false;
+    const worker = await startStageWorker({
+      nc, stage: "intent", service: "intent", packets, tracer: tracing.tracer, logger,
+      handle: (): StageOutcome => { ran = true; return { next: "route" }; },
+    });
+    const packet = newPacket({ message: "x" });
+    setDeadline(packet, 1);
+    recordHop(packet, "gateway", startHopClock());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const done = nc.subscribe(doneSubject(packet.header!.packetId), { max: 1 });
+    await publishPacket(jetstream(nc), tracing.tracer, "intent", packet);
+    let finished: Packet | undefined;
+    for await (const m of done) finished = decodePacket(m.data);
+    assert.equal(finished?.state, Packet_State.FAILED);
+    assert.equal(finished?.stateReason, "deadline exceeded at intent");
+    assert.equal(ran, false);
+    await worker.stop();
+  });
+
+  it("bus - RetryLater gives the packet back: it is delivered again, and the failure is kept for the dead-letter record", async () => {
+    // Short waits: JetStream adds the consumer's backoff to a nak's delay from the second redelivery on.
+    await ensureStageConsumer(nc, "intent", { ackWaitMs: 1000, maxDeliver: 5 });
+    const attempts = await openBucket(nc, ATTEMPTS_BUCKET);
+    const deliveries: number[] = [];
+    const worker = await startStageWorker({
+      nc, stage: "intent", service: "intent", packets, tracer: tracing.tracer, logger, attempts, retryDelayMs: 10,
+      handle: (packet): StageOutcome => {
+        deliveries.push(Date.now());
+        if (deliveries.length < 3) throw new RetryLater(`not yet (${deliveries.length})`);
+        finish(packet, Packet_State.COMPLETED);
+        return { done: true };
+      },
+    });
+    const packet = newPacket({ message: "x" });
+    recordHop(packet, "gateway", startHopClock());
+    const done = nc.subscribe(doneSubject(packet.header!.packetId), { max: 1 });
+    const ack = await jetstream(nc).publish(packetSubject("intent"), encodePacket(packet));
+    let finished: Packet | undefined;
+    for await (const m of done) finished = decodePacket(m.data);
+    assert.equal(finished?.state, Packet_State.COMPLETED);
+    assert.equal(deliveries.length, 3);
+    const attempt = await readAttempt(attempts, ack.seq);
+    assert.equal(attempt?.error, "not yet (2)");
+    assert.equal(attempt?.deliveries, 2);
+    assert.equal(attempt?.stage, "intent");
+    await worker.stop();
+  });
+
+  it("bus - the consumer backoff starts with the ack wait, doubles by default, and stays shorter than max_deliver", () => {
+    assert.deepEqual(consumerBackoffMs({ ackWaitMs: 1000, maxDeliver: 5 }), [1000, 2000, 4000, 8000]);
+    assert.deepEqual(consumerBackoffMs({ ackWaitMs: 1000, maxDeliver: 3, backoffMs: [5000, 9000, 20000] }), [1000, 5000]);
+    assert.deepEqual(consumerBackoffMs({ maxDeliver: 1 }), []);
+    assert.equal(heartbeatIntervalMs({ ackWaitMs: 3000, backoffMs: [1500] }), 500);
   });
 
   it("bus - catalog changes reach a follower; odd tool names get safe keys", async () => {

@@ -24,6 +24,8 @@ export interface FleetOptions {
   onLog?: (service: ServiceName, record: LogRecord, line: string) => void;
   /** How long a service may take to log "ready". @default 30000 */
   readyTimeoutMs?: number;
+  /** Processes per service at start. @default 1 each */
+  replicas?: Partial<Record<ServiceName, number>>;
 }
 
 export interface ServiceProcess {
@@ -34,12 +36,17 @@ export interface ServiceProcess {
 }
 
 export interface Fleet {
+  /** The newest process of each service. */
   processes: Map<ServiceName, ServiceProcess>;
+  /** Every running process of a service, oldest first (more than one with `replicas`). */
+  replicasOf(name: ServiceName): ServiceProcess[];
   /** The gateway's base URL, once it is ready. */
   gatewayUrl(): string;
-  /** Kills a service at once (SIGKILL), as a crash would. */
+  /** Kills every process of a service at once (SIGKILL), as a crash would. */
   kill(name: ServiceName): Promise<void>;
-  /** Starts a killed or stopped service again and waits until it is ready. */
+  /** Kills one process (SIGKILL). */
+  killProcess(process: ServiceProcess): Promise<void>;
+  /** Starts a process of the service (again, or one more replica) and waits until it is ready. */
   start(name: ServiceName): Promise<ServiceProcess>;
   /** SIGTERM to every service; waits for all of them to exit. */
   stop(): Promise<void>;
@@ -64,6 +71,7 @@ function exited(child: ChildProcess): Promise<void> {
 /** Starts each service as its own `node services/<name>/dist/main.js` process and waits until all are ready. */
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const processes = new Map<ServiceName, ServiceProcess>();
+  const running = new Set<ServiceProcess>();
   const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
 
   const launch = (name: ServiceName): Promise<ServiceProcess> => {
@@ -73,7 +81,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       stdio: ["ignore", "pipe", "pipe"],
     });
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} was not ready within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+      const timer = setTimeout(() => {
+        // A process that never got ready is not in the fleet, so nothing else would stop it.
+        child.kill("SIGKILL");
+        reject(new Error(`${name} was not ready within ${readyTimeoutMs} ms`));
+      }, readyTimeoutMs);
       child.once("exit", (code, signal) => {
         clearTimeout(timer);
         reject(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`));
@@ -92,6 +104,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
             child.removeAllListeners("exit");
             const started = { name, child, ready: record };
             processes.set(name, started);
+            running.add(started);
             resolve(started);
           }
         });
@@ -106,24 +119,33 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       if (typeof port !== "number") throw new Error("the gateway is not ready");
       return `http://127.0.0.1:${port}`;
     },
+    replicasOf(name) {
+      return [...running].filter((p) => p.name === name);
+    },
     async kill(name) {
-      const running = processes.get(name);
-      if (!running) return;
-      running.child.kill("SIGKILL");
-      await exited(running.child);
-      processes.delete(name);
+      await Promise.all(fleet.replicasOf(name).map((p) => fleet.killProcess(p)));
+    },
+    async killProcess(target) {
+      target.child.kill("SIGKILL");
+      await exited(target.child);
+      running.delete(target);
+      if (processes.get(target.name) === target) processes.delete(target.name);
+      const newest = fleet.replicasOf(target.name).at(-1);
+      if (newest && !processes.has(target.name)) processes.set(target.name, newest);
     },
     start: launch,
     async stop() {
-      const children = [...processes.values()].map((p) => p.child);
+      const children = [...running].map((p) => p.child);
       for (const child of children) child.kill("SIGTERM");
       await Promise.all(children.map(exited));
       processes.clear();
+      running.clear();
     },
   };
 
   try {
-    await Promise.all((options.services ?? SERVICES).map(launch));
+    const names = options.services ?? SERVICES;
+    await Promise.all(names.flatMap((name) => Array.from({ length: options.replicas?.[name] ?? 1 }, () => launch(name))));
   } catch (error) {
     await fleet.stop();
     throw error;

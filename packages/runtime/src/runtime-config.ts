@@ -11,7 +11,14 @@ export const runtimeConfigSchema = {
     LOG_LEVEL: { type: "string", enum: ["fatal", "error", "warn", "info", "debug", "trace", "silent"], default: "info" },
     JETSTREAM_REPLICAS: { type: "integer", minimum: 1, maximum: 5, default: 1 },
     STAGE_ACK_WAIT_MS: { type: "integer", minimum: 1000, default: 30000, description: "how long a stage may hold a packet before it is redelivered" },
-    STAGE_MAX_DELIVER: { type: "integer", minimum: 1, default: 5 },
+    STAGE_MAX_DELIVER: { type: "integer", minimum: 1, default: 5, description: "deliveries of one packet message before it is dead-lettered and ends FAILED" },
+    STAGE_BACKOFF_MS: {
+      type: "string",
+      pattern: "^\\s*([1-9]\\d*\\s*(,\\s*[1-9]\\d*\\s*)*)?$",
+      default: "",
+      description: "ack waits of the 2nd, 3rd, … delivery in ms, comma-separated, the last repeating; empty: doubling from STAGE_ACK_WAIT_MS",
+    },
+    STAGE_RETRY_DELAY_MS: { type: "integer", minimum: 0, default: 1000, description: "least wait before a packet whose step failed in a retryable way is delivered again" },
     STAGE_CONCURRENCY: { type: "integer", minimum: 1, default: 64, description: "packets one process works on at once" },
     TRACE_CONTENT: {
       type: "boolean",
@@ -30,6 +37,9 @@ export interface RuntimeConfig {
   JETSTREAM_REPLICAS: number;
   STAGE_ACK_WAIT_MS: number;
   STAGE_MAX_DELIVER: number;
+  /** Comma-separated ms; read it with `parseList`. */
+  STAGE_BACKOFF_MS: string;
+  STAGE_RETRY_DELAY_MS: number;
   STAGE_CONCURRENCY: number;
   TRACE_CONTENT: boolean;
   TRACE_CONTENT_MAX_CHARS: number;

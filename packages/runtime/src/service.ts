@@ -4,16 +4,27 @@ import type { KV } from "@nats-io/kv";
 import type { Tracer } from "@opentelemetry/api";
 import { fastify } from "fastify";
 import type { FastifyInstance } from "fastify";
-import { ensurePacketStream, ensureStageConsumer, openBucket, PACKETS_BUCKET, startStageWorker } from "@switchyard/bus";
+import {
+  ATTEMPTS_BUCKET,
+  ATTEMPTS_TTL_MS,
+  ensureDeadLetters,
+  ensurePacketStream,
+  ensureStageConsumer,
+  heartbeatIntervalMs,
+  openBucket,
+  PACKETS_BUCKET,
+  startDeadLetterWorker,
+  startStageWorker,
+} from "@switchyard/bus";
 import type { TopologyOptions } from "@switchyard/bus";
-import { readConfig } from "@switchyard/config";
+import { parseList, readConfig } from "@switchyard/config";
 import type { ConfigSchema } from "@switchyard/config";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
 import { createLogger, INSTANCE, initTracing, processMetrics } from "@switchyard/telemetry";
 import type { Logger, Tracing, TracingOptions } from "@switchyard/telemetry";
 import { runtimeConfigSchema } from "./runtime-config.js";
 import type { RuntimeConfig } from "./runtime-config.js";
-import { measuredHandler, watchStageConsumer } from "./stage-metrics.js";
+import { finishedPacket, measuredHandler, watchStageConsumer } from "./stage-metrics.js";
 
 export interface ServiceOptions {
   /** The service's name, on its logs, hops and NATS connection. */
@@ -61,6 +72,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
     replicas: config.JETSTREAM_REPLICAS,
     ackWaitMs: config.STAGE_ACK_WAIT_MS,
     maxDeliver: config.STAGE_MAX_DELIVER,
+    backoffMs: parseList(config.STAGE_BACKOFF_MS).map(Number),
   };
   await ensurePacketStream(nc, topology);
   const packets = await openBucket(nc, PACKETS_BUCKET, topology);
@@ -122,6 +134,7 @@ export async function runStage(
   handle: (packet: Packet) => StageOutcome | Promise<StageOutcome>,
 ): Promise<void> {
   await ensureStageConsumer(context.nc, stage, context.topology);
+  const attempts = await openBucket(context.nc, ATTEMPTS_BUCKET, context.topology, ATTEMPTS_TTL_MS);
   const worker = await startStageWorker({
     nc: context.nc,
     stage,
@@ -131,10 +144,22 @@ export async function runStage(
     tracer: context.tracer,
     logger: context.logger,
     concurrency: context.config.STAGE_CONCURRENCY,
+    heartbeatMs: heartbeatIntervalMs(context.topology),
+    retryDelayMs: context.config.STAGE_RETRY_DELAY_MS,
+    attempts,
+    onEnded: countFinished,
     ...(context.config.TRACE_CONTENT ? { content: { maxChars: context.config.TRACE_CONTENT_MAX_CHARS } } : {}),
   });
   context.onStop(() => worker.stop());
+  // Every stage service shares the one dead-letter consumer, so each record is handled once.
+  await ensureDeadLetters(context.nc, context.topology);
+  const deadLetters = await startDeadLetterWorker({ nc: context.nc, packets: context.packets, attempts, logger: context.logger, onEnded: countFinished });
+  context.onStop(() => deadLetters.stop());
   context.onStop(await watchStageConsumer(processMetrics(), context.nc, stage));
+}
+
+function countFinished(packet: Packet): void {
+  processMetrics().packetFinished(finishedPacket(packet));
 }
 
 /** SIGTERM and SIGINT drain the service, then the process exits. */

@@ -13,6 +13,8 @@ export const configSchema = {
     MCP_CALL_TIMEOUT_MS: { type: "integer", minimum: 1, default: 30000 },
     /** A tool's output (and error) is cut to this many bytes before it is injected into the packet. */
     TOOL_OUTPUT_MAX_BYTES: { type: "integer", minimum: 256, default: 65536 },
+    /** How long a claimed tool call holds without renewal (renewed every third of it while the call runs); after it, the claim counts as abandoned. */
+    EXECUTION_LEASE_MS: { type: "integer", minimum: 300, default: 10000 },
   },
 } satisfies ConfigSchema;
 
@@ -24,4 +26,6 @@ export interface Config {
   MCP_CALL_TIMEOUT_MS: number;
   /** @default 65536 */
   TOOL_OUTPUT_MAX_BYTES: number;
+  /** @default 10000 */
+  EXECUTION_LEASE_MS: number;
 }

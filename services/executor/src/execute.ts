@@ -10,11 +10,15 @@ import {
   routingOf,
   setSketchpad,
   toValue,
+  ToolDefinition_SideEffect,
   ToolExecutionResultSchema,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
 import type { Packet, StageOutcome } from "@switchyard/packet";
+import { cappedTimeoutMs } from "@switchyard/bus";
 import type { Config } from "./config.js";
+import { callOnce, executionKey } from "./idempotent-execution.js";
+import type { ExecutionLedger, OnceOutcome } from "./idempotent-execution.js";
 import type { McpPool, ToolCallResult } from "./mcp-pool.js";
 import { capToolOutput } from "./output-cap.js";
 import type { VetCall } from "./tool-guard.js";
@@ -23,6 +27,8 @@ export interface ExecuteDeps {
   callTool: McpPool["callTool"];
   /** The executor's own checks before a call (tool-guard.ts: quarantine, pin, arguments); main.ts always sets it. */
   vetCall?: VetCall;
+  /** The executions bucket that makes each call happen once per packet and hop; absent: calls are made as they come. */
+  ledger?: ExecutionLedger;
 }
 
 /**
@@ -44,10 +50,7 @@ export async function executeStage(
     const reason = selected
       ? `${selected.toolName} is not among the routed candidates; not executed`
       : "no tool selected; nothing to execute";
-    routing.executionStatus = ToolRoutingState_ExecutionStatus.FAILED;
-    addReflection(packet, { step: "tool_execution", summary: reason });
-    finish(packet, Packet_State.FAILED, reason);
-    return { done: true };
+    return failExecution(packet, reason);
   }
 
   const tool = selected.toolName;
@@ -75,22 +78,24 @@ export async function executeStage(
   if (!approvalHolds(packet)) {
     // The reviewer asked for the user's approval of this exact call; without it nothing runs.
     const reason = `${tool} not executed: it needs the user's approval of this exact call (tool and arguments), and has none`;
-    routing.executionStatus = ToolRoutingState_ExecutionStatus.FAILED;
-    addReflection(packet, { step: "tool_execution", summary: reason });
-    finish(packet, Packet_State.FAILED, reason);
-    return { done: true };
+    return failExecution(packet, reason);
   }
 
   const refusal = await deps.vetCall?.(tool, params);
   if (refusal) {
-    routing.executionStatus = ToolRoutingState_ExecutionStatus.FAILED;
-    addReflection(packet, { step: "tool_execution", summary: refusal });
-    finish(packet, Packet_State.FAILED, refusal);
-    return { done: true };
+    return failExecution(packet, refusal);
   }
 
-  const called = await deps.callTool(tool, params, { timeoutMs: config.MCP_CALL_TIMEOUT_MS });
-  const result = capToolOutput(packet, tool, called, config.TOOL_OUTPUT_MAX_BYTES);
+  // The packet's deadline caps the call's time.
+  const call = () => deps.callTool(tool, params, { timeoutMs: config.MCP_CALL_TIMEOUT_MS, maxTimeoutMs: cappedTimeoutMs(packet, Infinity) });
+  const { packetId, hop } = packet.header!;
+  const once: OnceOutcome = deps.ledger
+    ? await callOnce(deps.ledger, executionKey(packetId, hop), candidate.tool.sideEffect === ToolDefinition_SideEffect.READ, call)
+    : { kind: "called", result: await call() };
+  if (once.kind === "unknown") {
+    return failExecution(packet, `${tool}: ${once.reason}`);
+  }
+  const result = capToolOutput(packet, tool, once.result, config.TOOL_OUTPUT_MAX_BYTES);
   inject(packet, tool, params, result, source);
   routing.executionStatus = result.success
     ? ToolRoutingState_ExecutionStatus.EXECUTED
@@ -98,7 +103,7 @@ export async function executeStage(
   addReflection(packet, {
     step: "tool_execution",
     summary: result.success
-      ? `Executed ${tool}: success in ${result.executionTimeMs} ms`
+      ? `Executed ${tool}: success in ${result.executionTimeMs} ms${once.kind === "reused" ? " (the recorded result of an earlier delivery)" : ""}`
       : `Executed ${tool}: failed in ${result.executionTimeMs} ms: ${result.error ?? "unknown error"}`,
     confidence: routing.reviewConfidence,
     durationMs: result.executionTimeMs,
@@ -138,4 +143,12 @@ function inject(
     error: result.error ?? "",
     executionTimeMs: result.executionTimeMs,
   });
+}
+
+/** Ends the packet FAILED without a tool result (not called, refused, or an unknown outcome), saying why. */
+function failExecution(packet: Packet, reason: string): StageOutcome {
+  routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.FAILED;
+  addReflection(packet, { step: "tool_execution", summary: reason });
+  finish(packet, Packet_State.FAILED, reason);
+  return { done: true };
 }

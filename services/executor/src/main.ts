@@ -8,6 +8,7 @@ import { syncCatalog } from "./catalog-sync.js";
 import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
 import { executeStage } from "./execute.js";
+import { EXECUTIONS_BUCKET, EXECUTIONS_TTL_MS } from "./idempotent-execution.js";
 import { McpPool } from "./mcp-pool.js";
 import { loadServersConfig } from "./servers-config.js";
 import { serveToolApprovals } from "./tool-approval.js";
@@ -38,7 +39,8 @@ const approvals = serveToolApprovals({ nc: service.nc, logger: service.logger, c
 service.onStop(async () => void (await Promise.all(approvals.map((subscription) => subscription.drain()))));
 drainOnSignals(service);
 
+const ledger = { kv: await openBucket(service.nc, EXECUTIONS_BUCKET, service.topology, EXECUTIONS_TTL_MS), leaseMs: config.EXECUTION_LEASE_MS };
 await runStage(service, "execute", (packet) =>
-  executeStage(packet, { callTool: pool.callTool.bind(pool), vetCall: toolGuard(catalog, served) }, config),
+  executeStage(packet, { callTool: pool.callTool.bind(pool), vetCall: toolGuard(catalog, served), ledger }, config),
 );
 service.setReady(true, { servers: serverNames, tools: pool.listTools().length });

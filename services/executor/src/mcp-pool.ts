@@ -30,6 +30,8 @@ export interface McpPoolOptions {
 export interface CallToolOptions {
   /** Used for servers that set no `timeoutMs` of their own. @default 30000 */
   timeoutMs?: number;
+  /** A limit no server's own `timeoutMs` exceeds: the time the packet has left. */
+  maxTimeoutMs?: number;
 }
 
 /** A tool call's outcome, in the shape of the packet's ToolExecutionResult (seed 000 §3.1). */
@@ -38,6 +40,8 @@ export interface ToolCallResult {
   /** structuredContent when the tool returned it, else its text (blocks joined by newlines), else its content blocks. */
   output: JsonValue;
   error?: string;
+  /** Why it failed, when it did; see isRetryableFailure. */
+  failure?: McpFailure;
   executionTimeMs: number;
 }
 
@@ -58,7 +62,16 @@ const SIDE_EFFECTS: Record<SideEffectName, ToolDefinition_SideEffect> = {
  * (`isError`), no answer in time, the server had gone, a JSON-RPC error, or anything else
  * on the way (an HTTP server unreachable).
  */
-type McpFailure = "tool_error" | "timeout" | "server_lost" | "protocol_error" | "transport_error";
+export type McpFailure = "tool_error" | "timeout" | "server_lost" | "protocol_error" | "transport_error";
+
+/**
+ * Failures where the tool gave no answer of its own: it hung, its server died (both get
+ * the server restarted) or could not be reached. Another try may pass. A tool's own error
+ * (`isError`) or a JSON-RPC error is its answer, handed to the model as it is.
+ */
+export function isRetryableFailure(failure: McpFailure | undefined): boolean {
+  return failure === "timeout" || failure === "server_lost" || failure === "transport_error";
+}
 
 type CallOutcome = { success: true; output: JsonValue } | { success: false; failure: McpFailure; error: string };
 
@@ -67,8 +80,11 @@ interface Connection {
   client: Client;
   tools: ToolDefinition[];
   stderrTail: string[];
-  /** Set when the server went away on its own; calls then fail fast instead of hanging. */
+  /** Set when the server went away on its own (or hung); calls then fail fast instead of hanging, until it is restarted. */
   lost: boolean;
+  /** The restart under way, if any; calls wait for it. */
+  restarting?: Promise<void>;
+  transport?: StdioClientTransport | StreamableHTTPClientTransport;
 }
 
 /**
@@ -116,7 +132,7 @@ export class McpPool {
   async callTool(catalogName: string, args: JsonObject, options: CallToolOptions = {}): Promise<ToolCallResult> {
     const entry = this.byName.get(catalogName);
     // No server is asked: neither a span nor a metric (the name may be anything a packet carried).
-    if (!entry) return { success: false, output: null, error: `unknown tool ${catalogName}`, executionTimeMs: 0 };
+    if (!entry) return { success: false, output: null, error: `unknown tool ${catalogName}`, failure: "protocol_error", executionTimeMs: 0 };
     const { connection, tool } = entry;
     const server = connection.config.name;
     const attributes = {
@@ -136,15 +152,16 @@ export class McpPool {
       const executionTimeMs = Math.round(seconds * 1000);
       return outcome.success
         ? { success: true, output: outcome.output, executionTimeMs }
-        : { success: false, output: null, error: outcome.error, executionTimeMs };
+        : { success: false, output: null, error: outcome.error, failure: outcome.failure, executionTimeMs };
     });
   }
 
   private async invoke(connection: Connection, tool: string, catalogName: string, args: JsonObject, options: CallToolOptions): Promise<CallOutcome> {
+    if (connection.restarting) await connection.restarting;
     if (connection.lost) {
       return { success: false, failure: "server_lost", error: `MCP server ${connection.config.name} is not running${stderrNote(connection)}` };
     }
-    const timeoutMs = connection.config.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = Math.min(connection.config.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.maxTimeoutMs ?? Infinity);
     try {
       const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs });
       // Servers on protocol 2024-10-07 and older answer { toolResult }.
@@ -154,6 +171,8 @@ export class McpPool {
       return { success: true, output: outputOf(callResult) };
     } catch (error) {
       if (error instanceof McpError && error.code === Number(ErrorCode.RequestTimeout)) {
+        // A server that does not answer may be hung for good: start it afresh for the next call.
+        this.restart(connection, "a call timed out", { hung: true });
         return { success: false, failure: "timeout", error: `${catalogName} timed out after ${timeoutMs} ms` };
       }
       const failure: McpFailure = connection.lost ? "server_lost" : error instanceof McpError ? "protocol_error" : "transport_error";
@@ -168,6 +187,50 @@ export class McpPool {
   }
 
   private async open(config: ServerConfig): Promise<void> {
+    const connection: Connection = { config, client: undefined as unknown as Client, tools: [], stderrTail: [], lost: false };
+    await this.start(connection);
+    this.connections.push(connection);
+    this.index();
+  }
+
+  /**
+   * Stops a server that went away or hangs and starts it again (stdio: a new process; HTTP:
+   * a new session), once at a time; calls made meanwhile wait for it. A call in flight on
+   * the old server has already failed (server_lost or timeout).
+   */
+  private restart(connection: Connection, why: string, { hung = false } = {}): void {
+    if (this.closing || connection.restarting) return;
+    connection.lost = true;
+    // A hung stdio server gets no graceful close (the SDK waits seconds for it): its late
+    // answer would be a side effect that nobody is told about, after its call was reported failed.
+    const pid = hung && connection.transport instanceof StdioClientTransport ? connection.transport.pid : null;
+    if (pid) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    const logger = this.options.logger;
+    logger?.warn({ server: connection.config.name, why }, "restarting MCP server");
+    connection.restarting = (async () => {
+      await connection.client.close().catch(() => undefined);
+      try {
+        await this.start(connection);
+        connection.lost = false;
+        this.index();
+        logger?.warn({ server: connection.config.name }, "MCP server restarted");
+      } catch (error) {
+        logger?.warn({ server: connection.config.name, err: error }, "MCP server could not be restarted; the next call tries again");
+      }
+    })().finally(() => {
+      connection.restarting = undefined;
+    });
+  }
+
+  /** Starts (stdio) or reaches (HTTP) the server of `connection` with a new client, and reads its tools. */
+  private async start(connection: Connection): Promise<void> {
+    const config = connection.config;
     const timeout = this.options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     const client = new Client(
       { name: "switchyard-executor", version: "0.1.0" },
@@ -179,19 +242,20 @@ export class McpPool {
         },
       },
     );
-    const connection: Connection = { config, client, tools: [], stderrTail: [], lost: false };
+    connection.client = client;
     const logger = this.options.logger;
     client.onerror = (error) => logger?.warn({ server: config.name, err: error }, "MCP transport error");
     let opened = false;
     client.onclose = () => {
-      // A server that failed to start is reported by connect(); this is for one that stops later.
-      if (this.closing || !opened) return;
-      connection.lost = true;
+      // A server that failed to start is reported by start(); this is for one that stops later (not an old, replaced client).
+      if (this.closing || !opened || connection.client !== client) return;
       logger?.warn({ server: config.name, stderr: connection.stderrTail }, "MCP server went away");
+      this.restart(connection, "the server went away");
     };
 
     try {
-      await client.connect(this.transportFor(connection), { timeout });
+      connection.transport = this.transportFor(connection);
+      await client.connect(connection.transport, { timeout });
       await this.refresh(connection, true);
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -201,8 +265,6 @@ export class McpPool {
       throw new Error(`${message}${stderrNote(connection)}`, { cause: error });
     }
     opened = true;
-    this.connections.push(connection);
-    this.index();
   }
 
   private transportFor(connection: Connection): StdioClientTransport | StreamableHTTPClientTransport {

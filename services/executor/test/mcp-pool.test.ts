@@ -12,7 +12,7 @@ import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { ToolDefinition_SideEffect } from "@switchyard/packet";
 import { processMetrics } from "@switchyard/telemetry";
 import { promSample, recordSpans } from "@switchyard/test-fixtures";
-import { McpPool, resolveCommand, sideEffectOf } from "../src/mcp-pool.js";
+import { isRetryableFailure, McpPool, resolveCommand, sideEffectOf } from "../src/mcp-pool.js";
 import { loadServersConfig } from "../src/servers-config.js";
 import type { ServerConfig } from "../src/servers-config.js";
 
@@ -417,3 +417,53 @@ async function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void> 
     child.once("exit", (code) => reject(new Error(`exited with ${code}; stderr: ${seen}`)));
   });
 }
+
+describe("mcp pool - a server that dies or hangs is restarted", () => {
+  const SIDE_EFFECT_SERVER = fileURLToPath(new URL("../../../packages/test-fixtures/dist/side-effect-mcp-server.js", import.meta.url));
+  let dir = "";
+  let pool: McpPool;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "switchyard-restart-"));
+    const servers = await configIn(dir, [
+      "servers:",
+      "  journal:",
+      "    command: node",
+      `    args: [${JSON.stringify(SIDE_EFFECT_SERVER)}]`,
+      "    env:",
+      `      SIDE_EFFECT_FILE: ${JSON.stringify(join(dir, "journal.txt"))}`,
+    ].join("\n"));
+    pool = await McpPool.connect(servers);
+  });
+  after(async () => {
+    await pool?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("mcp pool - a server that dies mid-call fails the call as server_lost (retryable); the next call reaches a new server", async () => {
+    const crashed = await pool.callTool("journal.always_fail", { report: "r1", mode: "crash" });
+    assert.equal(crashed.success, false);
+    assert.equal(crashed.failure, "server_lost");
+    assert.equal(isRetryableFailure(crashed.failure), true);
+    const next = await pool.callTool("journal.append_line", { text: "after the crash" });
+    assert.equal(next.success, true, next.error);
+    assert.equal(await readFile(join(dir, "journal.txt"), "utf8"), "attempt r1\nafter the crash\n");
+  });
+
+  it("mcp pool - a call that hangs past its timeout fails as timeout; the server is restarted, so the hung call never completes", async () => {
+    const hung = await pool.callTool("journal.append_line", { text: "hung", delay_ms: 2000 }, { timeoutMs: 200 });
+    assert.equal(hung.failure, "timeout");
+    const next = await pool.callTool("journal.append_line", { text: "after the hang" });
+    assert.equal(next.success, true, next.error);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const lines = (await readFile(join(dir, "journal.txt"), "utf8")).split("\n");
+    assert.ok(lines.includes("after the hang"));
+    assert.ok(!lines.includes("hung"), "the restarted server's predecessor was stopped before it appended");
+  });
+
+  it("mcp pool - a tool's own error is final, not retryable", async () => {
+    const refused = await pool.callTool("journal.always_fail", { report: "r2", mode: "error" });
+    assert.equal(refused.failure, "tool_error");
+    assert.equal(isRetryableFailure(refused.failure), false);
+  });
+});

@@ -55,6 +55,12 @@ export const configSchema = {
       default: 5000,
       description: "How long the gateway waits for JetStream to store a packet before answering 503",
     },
+    PACKET_DEADLINE_MS: {
+      type: "integer",
+      minimum: 0,
+      default: 120000,
+      description: "Time a packet has to finish from submission (or approval); past it a stage ends it FAILED. 0: no deadline",
+    },
   },
 } as const;
 
@@ -87,6 +93,8 @@ export interface Config {
   MAX_CONCURRENT_PACKETS?: number;
   /** @default 5000 */
   PUBLISH_TIMEOUT_MS: number;
+  /** @default 120000 */
+  PACKET_DEADLINE_MS: number;
 }
 
 /** Limits that are on by default only when keys are: local mode is one trusted user. */

@@ -35,6 +35,7 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, a
     publishTimeoutMs: config.PUBLISH_TIMEOUT_MS,
     availability,
     live,
+    packetDeadlineMs: config.PACKET_DEADLINE_MS,
   });
   const limits = {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,

@@ -21,6 +21,7 @@ import {
   requestReply,
   ROUTE_SUBJECT,
   RpcError,
+  setDeadline,
   startHopClock,
   withExamples,
 } from "@switchyard/bus";
@@ -66,6 +67,8 @@ export interface NatsDepsOptions {
   availability: NatsAvailability;
   /** Each tenant's packets in flight, for the concurrency limit. */
   live: LivePackets;
+  /** Time a packet has to finish, from submission or approval; 0: none. */
+  packetDeadlineMs: number;
 }
 
 const SERVICE = "gateway";
@@ -171,6 +174,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       header.tenant = input.tenant;
       // The request's trace becomes the packet's: an approval later continues it.
       header.traceparent = currentTraceparent();
+      setDeadline(packet, options.packetDeadlineMs);
       live.admit(input.tenant, header.packetId);
       try {
         return await dispatch(packet, "intent", input.wait, clock);
@@ -200,6 +204,8 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         packetTraceContext(packet.header!.traceparent),
         async (span) => {
           try {
+            // The time spent waiting for the user does not count against the packet.
+            setDeadline(packet, options.packetDeadlineMs);
             return (await dispatch(packet, "execute", true, clock, awaiting)).packet;
           } finally {
             span.end();

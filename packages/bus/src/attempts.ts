@@ -1,0 +1,48 @@
+import type { JsMsg } from "@nats-io/jetstream";
+import type { KV } from "@nats-io/kv";
+import { Headers } from "./headers.js";
+
+/**
+ * The last failed delivery of each packet message, keyed by its stream sequence: a nak
+ * carries no reason, so this is where the dead-letter record finds why a packet kept
+ * failing. Entries expire (see ATTEMPTS_TTL_MS); nothing else reads them.
+ */
+export const ATTEMPTS_BUCKET = "switchyard-attempts";
+export const ATTEMPTS_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface Attempt {
+  stage: string;
+  packetId: string;
+  deliveries: number;
+  error: string;
+  at: number;
+}
+
+function attemptKey(streamSequence: number): string {
+  return `seq-${streamSequence}`;
+}
+
+/** Keeps why this delivery failed; without a bucket, nothing. */
+export async function recordAttempt(attempts: KV | undefined, msg: JsMsg, stage: string, error: string): Promise<void> {
+  if (!attempts) return;
+  const attempt: Attempt = {
+    stage,
+    packetId: msg.headers?.get(Headers.PacketId) ?? "",
+    deliveries: msg.info.deliveryCount,
+    error,
+    at: Date.now(),
+  };
+  await attempts.put(attemptKey(msg.info.streamSequence), JSON.stringify(attempt));
+}
+
+/** The last failed delivery of the message at `streamSequence`, if one was kept. */
+export async function readAttempt(attempts: KV, streamSequence: number): Promise<Attempt | undefined> {
+  const entry = await attempts.get(attemptKey(streamSequence));
+  if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return undefined;
+  return entry.json<Attempt>();
+}
+
+/** Forgets a message's attempts once its packet has ended. */
+export async function forgetAttempt(attempts: KV, streamSequence: number): Promise<void> {
+  await attempts.delete(attemptKey(streamSequence));
+}

@@ -1,0 +1,148 @@
+import type { NatsConnection } from "@nats-io/nats-core";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import type { ConsumerMessages, JetStreamManager, JsMsg } from "@nats-io/jetstream";
+import type { KV } from "@nats-io/kv";
+import { create } from "@bufbuild/protobuf";
+import { addReflection, decodePacket, finish, Packet_State, PacketSchema } from "@switchyard/packet";
+import type { Packet } from "@switchyard/packet";
+import type { Logger } from "@switchyard/telemetry";
+import { forgetAttempt, readAttempt } from "./attempts.js";
+import type { Attempt } from "./attempts.js";
+import { storeFinishedPacket } from "./packet-bus.js";
+import { addOrUpdateStream, NS_PER_MS, PACKETS_STREAM } from "./topology.js";
+import type { TopologyOptions } from "./topology.js";
+
+/**
+ * Packets JetStream gave up on: the advisories it publishes when a packet message used up
+ * its deliveries, or a stage terminated it, kept in a stream of their own. One durable
+ * consumer, shared by every stage service, ends each such packet FAILED with the reason.
+ */
+export const DEAD_LETTERS_STREAM = "SWITCHYARD_DEAD_LETTERS";
+const DEAD_LETTERS_CONSUMER = "dead-letters";
+const MAX_DELIVERIES_SUBJECT = `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${PACKETS_STREAM}.*`;
+const TERMINATED_SUBJECT = `$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.${PACKETS_STREAM}.*`;
+/** Dead-letter records are the audit trail of what failed; they are kept this long. */
+const DEAD_LETTERS_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** What the advisories carry that the record needs (JetStream's max_deliver and terminated advisories). */
+export interface DeadLetterAdvisory {
+  type: string;
+  stream: string;
+  /** The stage's durable consumer. */
+  consumer: string;
+  stream_seq: number;
+  deliveries: number;
+  /** The terminated advisory's reason (nats-server 2.11 and later). */
+  reason?: string;
+}
+
+export async function ensureDeadLetters(nc: NatsConnection, options: TopologyOptions = {}): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await addOrUpdateStream(jsm, {
+    name: DEAD_LETTERS_STREAM,
+    subjects: [MAX_DELIVERIES_SUBJECT, TERMINATED_SUBJECT],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    num_replicas: options.replicas ?? 1,
+    max_age: DEAD_LETTERS_MAX_AGE_MS * NS_PER_MS,
+  });
+  const config = {
+    durable_name: DEAD_LETTERS_CONSUMER,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: 30_000 * NS_PER_MS,
+    // A record that cannot be handled (NATS away) is tried again, not forever; it stays in the stream.
+    max_deliver: 10,
+    backoff: [30_000, 60_000, 120_000].map((ms) => ms * NS_PER_MS),
+  };
+  try {
+    await jsm.consumers.add(DEAD_LETTERS_STREAM, config);
+  } catch (error) {
+    if (!/already in use|exists/i.test(String(error))) throw error;
+    await jsm.consumers.update(DEAD_LETTERS_STREAM, DEAD_LETTERS_CONSUMER, config);
+  }
+}
+
+/** Why the packet ended, as its FAILED reason says it. */
+export function deadLetterReason(advisory: DeadLetterAdvisory, attempt: Attempt | undefined): string {
+  if (advisory.type.endsWith(".terminated")) {
+    return `terminated at stage ${advisory.consumer}: ${advisory.reason || attempt?.error || "no reason given"}`;
+  }
+  const last = attempt ? `: ${attempt.error}` : "";
+  return `gave up after ${advisory.deliveries} deliveries at stage ${advisory.consumer}${last}`;
+}
+
+export interface DeadLetterWorker {
+  stop(): Promise<void>;
+}
+
+/** Works on the dead-letter records until stopped; see handleDeadLetter. */
+export async function startDeadLetterWorker(options: {
+  nc: NatsConnection;
+  packets: KV;
+  attempts: KV;
+  logger: Logger;
+  /** Told of each packet ended FAILED, for the finished-packet metrics. */
+  onEnded?: (packet: Packet) => void;
+}): Promise<DeadLetterWorker> {
+  const jsm = await jetstreamManager(options.nc);
+  const consumer = await jetstream(options.nc).consumers.get(DEAD_LETTERS_STREAM, DEAD_LETTERS_CONSUMER);
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: 16 });
+  const loop = (async () => {
+    for await (const msg of messages) {
+      try {
+        await handleDeadLetter(options, jsm, msg);
+        await msg.ackAck().catch(() => false);
+      } catch (error) {
+        options.logger.error({ err: error }, "dead-letter record not handled; it will be delivered again");
+        msg.nak(5_000);
+      }
+    }
+  })();
+  return {
+    async stop() {
+      await messages.close();
+      await loop;
+    },
+  };
+}
+
+/**
+ * Ends the packet behind a dead-letter record FAILED, with the reason: stored where
+ * `GET /v1/packets/{id}` reads it and announced to a waiting gateway. A packet message that
+ * used up its deliveries is still in the work-queue stream; it is read from there, then
+ * deleted. A terminated one is gone already: its id comes from the attempt kept for it.
+ */
+async function handleDeadLetter(
+  options: { nc: NatsConnection; packets: KV; attempts: KV; logger: Logger; onEnded?: (packet: Packet) => void },
+  jsm: JetStreamManager,
+  msg: JsMsg,
+): Promise<void> {
+  const advisory = msg.json<DeadLetterAdvisory>();
+  if (advisory.stream !== PACKETS_STREAM) return;
+  const seq = advisory.stream_seq;
+  const stored = await jsm.streams.getMessage(PACKETS_STREAM, { seq }).catch(() => null);
+  const attempt = await readAttempt(options.attempts, seq);
+  const reason = deadLetterReason(advisory, attempt);
+  const packet = packetOf(stored?.data, attempt);
+  if (packet) {
+    addReflection(packet, { step: "dead_letter", summary: reason });
+    finish(packet, Packet_State.FAILED, reason);
+    await storeFinishedPacket(options.nc, options.packets, packet);
+    options.onEnded?.(packet);
+  }
+  options.logger.warn({ packetId: packet?.header?.packetId, stage: advisory.consumer, streamSeq: seq, reason }, "packet dead-lettered");
+  if (stored) await jsm.streams.deleteMessage(PACKETS_STREAM, seq).catch(() => false);
+  await forgetAttempt(options.attempts, seq);
+}
+
+function packetOf(data: Uint8Array | undefined, attempt: Attempt | undefined): Packet | undefined {
+  if (data) {
+    try {
+      return decodePacket(data);
+    } catch {
+      // An undecodable message: fall back to the id its attempt recorded.
+    }
+  }
+  return attempt?.packetId ? create(PacketSchema, { header: { packetId: attempt.packetId } }) : undefined;
+}

@@ -1,0 +1,119 @@
+/**
+ * Exactly-once tool calls on top of at-least-once delivery. Before calling a tool the
+ * executor claims the key `<packet id>.<hop>` in the executions bucket with `kv.create`
+ * (first writer wins); the record says who holds it, until when (a lease the holder
+ * renews while the call runs), and, once done, the result. A packet delivered again, or
+ * published twice, finds that record:
+ *
+ * | record                          | what happens                                              |
+ * | ------------------------------- | --------------------------------------------------------- |
+ * | none                            | claim it, call the tool                                   |
+ * | done                            | reuse the recorded result; the tool is not called         |
+ * | claimed, lease alive            | another executor is calling it: retry after the lease     |
+ * | claimed, lease over, READ tool  | the holder died mid-call; reading again is harmless: call |
+ * | claimed, lease over, otherwise  | the holder died mid-call, the outcome is unknown: FAILED  |
+ * | released (a retryable failure)  | claim it again, call the tool                             |
+ */
+import type { KV } from "@nats-io/kv";
+import { RetryLater } from "@switchyard/bus";
+import { INSTANCE } from "@switchyard/telemetry";
+import { isRetryableFailure } from "./mcp-pool.js";
+import type { ToolCallResult } from "./mcp-pool.js";
+
+export const EXECUTIONS_BUCKET = "switchyard-executions";
+/** Records outlive any redelivery or duplicate (JetStream's duplicate window is 2 minutes), then expire. */
+export const EXECUTIONS_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface ExecutionRecord {
+  state: "claimed" | "done" | "released";
+  /** The executor process that claimed (or finished) the call. */
+  instance: string;
+  claimedAt: number;
+  /** Past this time (epoch ms) a claim without a result counts as abandoned. */
+  leaseUntil: number;
+  result?: ToolCallResult;
+  /** A released claim's failure. */
+  error?: string;
+}
+
+export interface ExecutionLedger {
+  kv: KV;
+  /** How long a claim holds without renewal; the holder renews it every third of that. */
+  leaseMs: number;
+}
+
+export type OnceOutcome = { kind: "called" | "reused"; result: ToolCallResult } | { kind: "unknown"; reason: string };
+
+export const UNKNOWN_OUTCOME_REASON =
+  "outcome unknown: executor lost during the call; not retried to avoid a duplicate side effect";
+
+/** The idempotency key of a tool call: the packet and the hop it arrived with. */
+export function executionKey(packetId: string, hop: number): string {
+  return `${packetId}.${hop}`;
+}
+
+/**
+ * Calls the tool at most once for `key` (see the module table). `retrySafe`: the tool only
+ * reads, so a call whose caller died may be made again. A failure that another try may pass
+ * (isRetryableFailure) releases the claim and throws RetryLater, so the packet is delivered
+ * again until its deliveries are spent.
+ */
+export async function callOnce(
+  ledger: ExecutionLedger,
+  key: string,
+  retrySafe: boolean,
+  call: () => Promise<ToolCallResult>,
+): Promise<OnceOutcome> {
+  const claim = await takeClaim(ledger, key, retrySafe);
+  if (claim.kind !== "claimed") return claim;
+  let revision = claim.revision;
+  let record = claim.record;
+  const renew = setInterval(() => {
+    record = { ...record, leaseUntil: Date.now() + ledger.leaseMs };
+    // A failed renewal (NATS away) is retried on the next tick; the lease is three ticks long.
+    ledger.kv.update(key, JSON.stringify(record), revision).then((next) => (revision = next), () => undefined);
+  }, Math.max(50, Math.floor(ledger.leaseMs / 3)));
+  let result: ToolCallResult;
+  try {
+    result = await call();
+  } finally {
+    clearInterval(renew);
+  }
+  if (!result.success && isRetryableFailure(result.failure)) {
+    await ledger.kv.put(key, JSON.stringify({ ...record, state: "released", error: result.error ?? "" } satisfies ExecutionRecord));
+    throw new RetryLater(result.error ?? "the tool call failed");
+  }
+  await ledger.kv.put(key, JSON.stringify({ ...record, state: "done", result } satisfies ExecutionRecord));
+  return { kind: "called", result };
+}
+
+type Claim = { kind: "claimed"; revision: number; record: ExecutionRecord } | Exclude<OnceOutcome, { kind: "called" }>;
+
+async function takeClaim(ledger: ExecutionLedger, key: string, retrySafe: boolean): Promise<Claim> {
+  const now = Date.now();
+  const mine: ExecutionRecord = { state: "claimed", instance: INSTANCE, claimedAt: now, leaseUntil: now + ledger.leaseMs };
+  // Two rounds: a record can change between the failed create and the read.
+  for (let round = 0; round < 2; round += 1) {
+    try {
+      return { kind: "claimed", revision: await ledger.kv.create(key, JSON.stringify(mine)), record: mine };
+    } catch (error) {
+      const entry = await ledger.kv.get(key);
+      if (!entry || entry.operation !== "PUT") {
+        if (round === 0) continue;
+        throw error;
+      }
+      const found = entry.json<ExecutionRecord>();
+      if (found.state === "done" && found.result) return { kind: "reused", result: found.result };
+      if (found.state === "claimed" && found.leaseUntil > Date.now()) {
+        throw new RetryLater(`the call is in progress at ${found.instance}`, found.leaseUntil - Date.now() + 100);
+      }
+      if (found.state === "claimed" && !retrySafe) return { kind: "unknown", reason: UNKNOWN_OUTCOME_REASON };
+      try {
+        return { kind: "claimed", revision: await ledger.kv.update(key, JSON.stringify(mine), entry.revision), record: mine };
+      } catch {
+        // Another executor took it over first; look again.
+      }
+    }
+  }
+  throw new RetryLater(`the call's record at ${key} keeps changing`);
+}
