@@ -109,6 +109,8 @@ describe("fleet dead letters - packets JetStream gives up on end FAILED with the
     try {
       const h = headers();
       h.set(Headers.PacketId, "not-a-packet-1");
+      // The tenant the local-mode gateway reads packets as.
+      h.set(Headers.Tenant, "local");
       await jetstream(nc).publish(packetSubject("intent"), new Uint8Array([0xff, 0xff, 0xff]), { headers: h });
     } finally {
       await nc.close();

@@ -153,6 +153,8 @@ describe("fleet tool security - pinning, quarantine, output cap, confinement", {
 async function forgeExecutePacket(t: TestFleet, tool: any): Promise<any> {
   const packet = newPacket({ message: "look up the weather forecast for the city Paris" });
   packet.state = Packet_State.EXECUTING;
+  // The tenant the local-mode gateway gives its callers, so the test can read the packet back.
+  packet.header!.tenant = "local";
   const routing = routingOf(packet);
   const definition = create(ToolDefinitionSchema, { name: tool.name, description: tool.description, server: tool.server, serverToolName: tool.serverToolName });
   routing.candidates = [create(RoutingCandidateSchema, { tool: definition, score: 1 })];

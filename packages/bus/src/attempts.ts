@@ -13,6 +13,8 @@ export const ATTEMPTS_TTL_MS = 24 * 60 * 60 * 1000;
 export interface Attempt {
   stage: string;
   packetId: string;
+  /** The tenant its headers name; "" when none. */
+  tenant: string;
   deliveries: number;
   error: string;
   at: number;
@@ -28,6 +30,7 @@ export async function recordAttempt(attempts: KV | undefined, msg: JsMsg, stage:
   const attempt: Attempt = {
     stage,
     packetId: msg.headers?.get(Headers.PacketId) ?? "",
+    tenant: msg.headers?.get(Headers.Tenant) ?? "",
     deliveries: msg.info.deliveryCount,
     error,
     at: Date.now(),

@@ -141,8 +141,8 @@ function packetOf(data: Uint8Array | undefined, attempt: Attempt | undefined): P
     try {
       return decodePacket(data);
     } catch {
-      // An undecodable message: fall back to the id its attempt recorded.
+      // An undecodable message: fall back to the id and tenant its attempt recorded.
     }
   }
-  return attempt?.packetId ? create(PacketSchema, { header: { packetId: attempt.packetId } }) : undefined;
+  return attempt?.packetId ? create(PacketSchema, { header: { packetId: attempt.packetId, tenant: attempt.tenant } }) : undefined;
 }

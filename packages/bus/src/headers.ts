@@ -7,6 +7,8 @@ export const Headers = {
   MsgId: "Nats-Msg-Id",
   PacketId: "Switchyard-Packet-Id",
   Hop: "Switchyard-Hop",
+  /** The packet's tenant, so that a message whose body cannot be decoded still ends as its tenant's FAILED packet. */
+  Tenant: "Switchyard-Tenant",
   TraceParent: "traceparent",
   TraceState: "tracestate",
 } as const;

@@ -47,9 +47,10 @@ export function recordHop(packet: Packet, service: string, started: HopClock): n
 
 function packetHeaders(packet: Packet) {
   const h = headers();
-  const { packetId, hop } = packet.header!;
+  const { packetId, hop, tenant } = packet.header!;
   h.set(Headers.PacketId, packetId);
   h.set(Headers.Hop, String(hop));
+  if (tenant) h.set(Headers.Tenant, tenant);
   injectTraceContext(h);
   return h;
 }
