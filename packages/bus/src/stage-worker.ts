@@ -12,6 +12,7 @@ import { Attr, packetMessageAttributes, stageOutcomeAttributes } from "./attribu
 import type { ContentRecording } from "./attributes.js";
 import { Headers } from "./headers.js";
 import { recordAttempt } from "./attempts.js";
+import { isNatsFailure } from "./nats-failure.js";
 import { remainingMs } from "./deadline.js";
 import { publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 import { RetryLater } from "./stage-errors.js";
@@ -171,7 +172,8 @@ async function runStage(options: StageWorkerOptions, packet: Packet): Promise<St
   try {
     return await options.handle(packet);
   } catch (error) {
-    if (error instanceof RetryLater) throw error;
+    // NATS away (a KV write, a request timing out) is no fault of the packet: redeliver it later.
+    if (error instanceof RetryLater || isNatsFailure(error)) throw error;
     const reason = `${options.service} failed: ${errorMessage(error)}`;
     options.logger.error({ err: error, packetId: packet.header?.packetId }, "stage failed");
     addReflection(packet, { step: options.stage, summary: reason });

@@ -13,9 +13,15 @@
  * | claimed, lease over, READ tool  | the holder died mid-call; reading again is harmless: call |
  * | claimed, lease over, otherwise  | the holder died mid-call, the outcome is unknown: FAILED  |
  * | released (a retryable failure)  | claim it again, call the tool                             |
+ * | claimed by this very process,   | the claim's answer was lost (NATS away), the call never   |
+ * | which is not calling it         | started: take it over, call the tool                      |
+ *
+ * A result is stored before the packet moves on, retried while NATS is away: a call that
+ * ran but whose result was never stored would later look abandoned.
  */
 import type { KV } from "@nats-io/kv";
-import { RetryLater } from "@switchyard/bus";
+import { setTimeout as sleep } from "node:timers/promises";
+import { isNatsFailure, RetryLater } from "@switchyard/bus";
 import { INSTANCE } from "@switchyard/telemetry";
 import { isRetryableFailure } from "./mcp-pool.js";
 import type { ToolCallResult } from "./mcp-pool.js";
@@ -41,6 +47,9 @@ export interface ExecutionLedger {
   /** How long a claim holds without renewal; the holder renews it every third of that. */
   leaseMs: number;
 }
+
+/** Keys this process is calling a tool for now; a claim of ours that is not here never started its call. */
+const calling = new Set<string>();
 
 export type OnceOutcome = { kind: "called" | "reused"; result: ToolCallResult } | { kind: "unknown"; reason: string };
 
@@ -74,17 +83,32 @@ export async function callOnce(
     ledger.kv.update(key, JSON.stringify(record), revision).then((next) => (revision = next), () => undefined);
   }, Math.max(50, Math.floor(ledger.leaseMs / 3)));
   let result: ToolCallResult;
+  calling.add(key);
   try {
     result = await call();
+    if (!result.success && isRetryableFailure(result.failure)) {
+      await storeUntilStored(ledger, key, { ...record, state: "released", error: result.error ?? "" });
+      throw new RetryLater(result.error ?? "the tool call failed");
+    }
+    await storeUntilStored(ledger, key, { ...record, state: "done", result });
   } finally {
     clearInterval(renew);
+    calling.delete(key);
   }
-  if (!result.success && isRetryableFailure(result.failure)) {
-    await ledger.kv.put(key, JSON.stringify({ ...record, state: "released", error: result.error ?? "" } satisfies ExecutionRecord));
-    throw new RetryLater(result.error ?? "the tool call failed");
-  }
-  await ledger.kv.put(key, JSON.stringify({ ...record, state: "done", result } satisfies ExecutionRecord));
   return { kind: "called", result };
+}
+
+/** Writes the call's record, waiting out a NATS outage: once the tool ran, its record must not be lost. */
+async function storeUntilStored(ledger: ExecutionLedger, key: string, record: ExecutionRecord): Promise<void> {
+  for (;;) {
+    try {
+      await ledger.kv.put(key, JSON.stringify(record));
+      return;
+    } catch (error) {
+      if (!isNatsFailure(error)) throw error;
+      await sleep(250);
+    }
+  }
 }
 
 type Claim = { kind: "claimed"; revision: number; record: ExecutionRecord } | Exclude<OnceOutcome, { kind: "called" }>;
@@ -104,10 +128,11 @@ async function takeClaim(ledger: ExecutionLedger, key: string, retrySafe: boolea
       }
       const found = entry.json<ExecutionRecord>();
       if (found.state === "done" && found.result) return { kind: "reused", result: found.result };
-      if (found.state === "claimed" && found.leaseUntil > Date.now()) {
+      const lostClaim = found.state === "claimed" && found.instance === INSTANCE && !calling.has(key);
+      if (found.state === "claimed" && !lostClaim && found.leaseUntil > Date.now()) {
         throw new RetryLater(`the call is in progress at ${found.instance}`, found.leaseUntil - Date.now() + 100);
       }
-      if (found.state === "claimed" && !retrySafe) return { kind: "unknown", reason: UNKNOWN_OUTCOME_REASON };
+      if (found.state === "claimed" && !lostClaim && !retrySafe) return { kind: "unknown", reason: UNKNOWN_OUTCOME_REASON };
       try {
         return { kind: "claimed", revision: await ledger.kv.update(key, JSON.stringify(mine), entry.revision), record: mine };
       } catch {

@@ -7,6 +7,7 @@ import type { KV } from "@nats-io/kv";
 import { RetryLater } from "@switchyard/bus";
 import { natsServerAvailable, startLocalNats } from "@switchyard/local-nats";
 import type { LocalNats } from "@switchyard/local-nats";
+import { INSTANCE } from "@switchyard/telemetry";
 import { callOnce, EXECUTIONS_BUCKET, UNKNOWN_OUTCOME_REASON } from "../src/idempotent-execution.js";
 import type { ExecutionLedger, ExecutionRecord } from "../src/idempotent-execution.js";
 import type { ToolCallResult } from "../src/mcp-pool.js";
@@ -61,6 +62,17 @@ describe("idempotent execution - a real JetStream KV bucket", { skip }, () => {
     await first;
     assert.deepEqual(await callOnce(ledger, k, false, second.call), { kind: "reused", result: OK });
     assert.equal(tool.calls + second.calls, 1);
+  });
+
+  it("idempotent execution - a claim of this very process that no call holds (its answer was lost) is taken over and the write is made", async () => {
+    const k = nextKey();
+    // What a kv.create that reached the server, but whose answer NATS lost, leaves behind.
+    const lost: ExecutionRecord = { state: "claimed", instance: INSTANCE, claimedAt: Date.now(), leaseUntil: Date.now() + 60_000 };
+    await kv.create(k, JSON.stringify(lost));
+    const tool = counted();
+    assert.deepEqual(await callOnce(ledger, k, false, tool.call), { kind: "called", result: OK });
+    assert.equal(tool.calls, 1);
+    assert.equal((await kv.get(k))!.json<ExecutionRecord>().state, "done");
   });
 
   it("idempotent execution - an abandoned claim: a write is not repeated (outcome unknown), a read is", async () => {

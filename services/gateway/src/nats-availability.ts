@@ -1,6 +1,5 @@
-import { errors as natsErrors } from "@nats-io/nats-core";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { JetStreamApiError, JetStreamError } from "@nats-io/jetstream";
+import { isNatsFailure } from "@switchyard/bus";
 import { GatewayError } from "./deps.js";
 
 /** Whether NATS can be reached now, kept up to date from the connection's status events. */
@@ -23,23 +22,6 @@ export function watchNatsAvailability(nc: NatsConnection): NatsAvailability {
     }
   })();
   return { connected: () => connected && !nc.isClosed() };
-}
-
-/** Failures of the connection or the server; a bad argument (an invalid key) is the gateway's own bug, not NATS being away. */
-const NATS_ERRORS: (abstract new (...args: never[]) => Error)[] = [
-  natsErrors.ClosedConnectionError,
-  natsErrors.ConnectionError,
-  natsErrors.DrainingConnectionError,
-  natsErrors.NoRespondersError,
-  natsErrors.RequestError,
-  natsErrors.TimeoutError,
-  JetStreamError,
-  JetStreamApiError,
-];
-
-/** True for a failure to reach NATS or JetStream (timeout, no responders, closed connection, a JetStream refusal). */
-export function isNatsFailure(error: unknown): boolean {
-  return NATS_ERRORS.some((type) => error instanceof type);
 }
 
 export const NATS_UNAVAILABLE = "NATS is unreachable; the request was not accepted, try again shortly";
