@@ -36,11 +36,20 @@ export function fleetSkipReason(): string | undefined {
   return natsServerAvailable() ? undefined : "no nats-server on PATH (apt-get install nats-server)";
 }
 
+export interface TestFleetOptions extends Partial<FleetOptions> {
+  /**
+   * The NATS URL the services get, given the test's nats-server: a fault proxy in
+   * front of it, for one. Default: the server's own URL.
+   */
+  natsUrlForServices?: (nats: LocalNats) => string | Promise<string>;
+}
+
 /**
  * Starts a private nats-server and the six services as processes, serving a
  * fresh copy of examples/workspace through the real MCP filesystem server.
  */
-export async function startTestFleet(options: Partial<FleetOptions> = {}): Promise<TestFleet> {
+export async function startTestFleet(testOptions: TestFleetOptions = {}): Promise<TestFleet> {
+  const { natsUrlForServices, ...options } = testOptions;
   const nats = await startLocalNats();
   const workspace = mkdtempSync(join(tmpdir(), "switchyard-ws-"));
   cpSync(join(REPO_ROOT, "examples/workspace"), workspace, { recursive: true });
@@ -49,7 +58,7 @@ export async function startTestFleet(options: Partial<FleetOptions> = {}): Promi
   let fleet: Fleet;
   try {
     fleet = await startFleet({
-      natsUrl: nats.url,
+      natsUrl: natsUrlForServices ? await natsUrlForServices(nats) : nats.url,
       ...options,
       env: {
         HTTP_PORT: "0",

@@ -1,0 +1,236 @@
+/**
+ * The common ground of the chaos fleet tests (issue 6, groups 1, 2 and 5): a fleet
+ * whose every packet runs a side-effect tool (`journal.append_line`, one line per
+ * call), packets sent through the HTTP API while a fault strikes, and the tally
+ * afterwards: each accepted packet in exactly one terminal state, one line each.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
+import { connect } from "@nats-io/transport-node";
+import { DONE_WILDCARD } from "@switchyard/bus";
+import { decodePacket, isFinal, Packet_State } from "@switchyard/packet";
+import { reportFaultRun } from "./faults-report.js";
+import type { FaultRun } from "./faults-report.js";
+import { startTestFleet } from "./harness.js";
+import type { TestFleet, TestFleetOptions } from "./harness.js";
+
+export const JOURNAL_TOOL = "journal.append_line";
+const SIDE_EFFECTS_CONFIG = fileURLToPath(new URL("fixtures/side-effects.yaml", import.meta.url));
+
+/** The stages a packet passes through, in order: the ones a chaos test kills. */
+export const STAGE_SERVICES = ["intent", "embedding-router", "selector", "reviewer", "executor"] as const;
+
+export interface ChaosFleet {
+  t: TestFleet;
+  /** The file append_line writes to: one line per call. */
+  journal: string;
+  close(): Promise<void>;
+}
+
+export interface ChaosFleetOptions {
+  /** Every stage's ack wait: how soon the packets a killed stage held are redelivered. */
+  ackWaitMs: number;
+  natsUrlForServices?: TestFleetOptions["natsUrlForServices"];
+}
+
+/** A fleet that runs append_line without approval: write tools on, the tool trusted. */
+export async function startChaosFleet(options: ChaosFleetOptions): Promise<ChaosFleet> {
+  const dir = mkdtempSync(join(tmpdir(), "switchyard-chaos-"));
+  const journal = join(dir, "journal.txt");
+  writeFileSync(journal, "");
+  const t = await startTestFleet({
+    ...(options.natsUrlForServices ? { natsUrlForServices: options.natsUrlForServices } : {}),
+    env: {
+      SWITCHYARD_CONFIG: SIDE_EFFECTS_CONFIG,
+      SIDE_EFFECT_FILE: journal,
+      STAGE_ACK_WAIT_MS: String(options.ackWaitMs),
+    },
+    serviceEnv: {
+      reviewer: { ALLOW_WRITE_TOOLS: "true", TRUSTED_TOOLS: JOURNAL_TOOL },
+      // The last packet is routed like the first, not by what the earlier ones taught.
+      "embedding-router": { LEARN_FROM_USE: "false" },
+    },
+  });
+  return {
+    t,
+    journal,
+    async close() {
+      await t.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Submission {
+  /** The text the packet's append_line call writes: unique per packet. */
+  token: string;
+  /** The gateway's answer (202 accepted), or 0 when the request itself failed. */
+  status: number;
+  packetId?: string;
+}
+
+export interface SubmitOptions {
+  count: number;
+  /** Starts each packet's token, so that several rounds in one journal stay apart. @default "chaos" */
+  prefix?: string;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** Called after each answer, with how many have been answered. */
+  onAnswered?: (answered: number) => void;
+}
+
+/** The request whose packet goes through every stage and appends `token` to the journal. */
+export function journalRequest(token: string) {
+  return { message: `append the line "${token}" to the journal`, tools: [JOURNAL_TOOL], wait: false };
+}
+
+/** Sends `count` packets (wait: false) through the HTTP API, `concurrency` at a time. */
+export async function submitPackets(t: TestFleet, options: SubmitOptions): Promise<Submission[]> {
+  const submissions: Submission[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < options.count) {
+      const token = `${options.prefix ?? "chaos"}-${next++}`;
+      const submission: Submission = { token, status: 0 };
+      try {
+        const { status, json } = await t.post("/v1/packets", journalRequest(token));
+        submission.status = status;
+        if (status === 202) submission.packetId = json.packetId;
+      } catch {
+        // The gateway could not be reached at all: status 0, not accepted.
+      }
+      submissions.push(submission);
+      options.onAnswered?.(submissions.length);
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  return submissions;
+}
+
+export interface Announcements {
+  /** Per packet id, the distinct terminal states announced on switchyard.done.<id>. */
+  states: Map<string, Set<string>>;
+  close(): Promise<void>;
+}
+
+/**
+ * Listens to every packet's done announcement on the test's own connection
+ * (which, like the services', reconnects after a NATS restart).
+ */
+export async function watchAnnouncements(natsUrl: string): Promise<Announcements> {
+  const nc = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  const states = new Map<string, Set<string>>();
+  const sub = nc.subscribe(DONE_WILDCARD);
+  void (async () => {
+    for await (const msg of sub) {
+      const packet = decodePacket(msg.data);
+      if (!isFinal(packet.state)) continue;
+      const id = packet.header!.packetId;
+      const seen = states.get(id) ?? new Set<string>();
+      seen.add(Packet_State[packet.state]);
+      states.set(id, seen);
+    }
+  })();
+  await nc.flush();
+  return { states, close: () => nc.close() };
+}
+
+const FINAL_STATES = new Set(["COMPLETED", "FAILED", "AWAITING_APPROVAL", "AWAITING_USER"]);
+
+/**
+ * Polls `GET /v1/packets/{id}` until every packet is in a terminal state or the
+ * time is up; returns the terminal packets (JSON) by id. Errors (NATS down) only
+ * mean "ask again".
+ */
+export async function awaitFinalPackets(t: TestFleet, packetIds: readonly string[], timeoutMs: number): Promise<Map<string, any>> {
+  const finals = new Map<string, any>();
+  const deadline = Date.now() + timeoutMs;
+  while (finals.size < packetIds.length && Date.now() < deadline) {
+    const pending = packetIds.filter((id) => !finals.has(id));
+    let next = 0;
+    const worker = async () => {
+      while (next < pending.length) {
+        const id = pending[next++]!;
+        const { status, json } = await t.get(`/v1/packets/${id}`).catch(() => ({ status: 0, json: undefined }));
+        if (status === 200 && FINAL_STATES.has(json?.state)) finals.set(id, json);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    if (finals.size < packetIds.length) await sleep(500);
+  }
+  return finals;
+}
+
+/** How many times each line occurs in the journal. */
+export function journalLines(journal: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of readFileSync(journal, "utf8").split("\n")) {
+    if (line !== "") counts.set(line, (counts.get(line) ?? 0) + 1);
+  }
+  return counts;
+}
+
+export interface Tally {
+  run: FaultRun;
+  /** Packets the gateway did not accept (503 while NATS was down, or no answer). */
+  refused: number;
+  /** Packets that ended FAILED because their executor died mid-call (their line is there at most once). */
+  unknownOutcomes: number;
+  /** Everything that breaks the guarantees, one line per packet at fault. */
+  problems: string[];
+}
+
+/**
+ * Checks the guarantees over a run and reports it for `pnpm test:faults`:
+ * every accepted packet has one terminal state (stored and announced alike),
+ * COMPLETED with its append_line executed and its line in the journal once, or
+ * FAILED as an unknown outcome (its executor was killed mid-call); no line twice.
+ */
+export function tallyRun(
+  test: string,
+  submissions: readonly Submission[],
+  finals: ReadonlyMap<string, any>,
+  announcements: ReadonlyMap<string, ReadonlySet<string>>,
+  journal: string,
+): Tally {
+  const problems: string[] = [];
+  const lines = journalLines(journal);
+  const accepted = submissions.filter((s) => s.packetId !== undefined);
+  const submitted = new Set(submissions.map((s) => s.token));
+  let completed = 0;
+  let unknownOutcomes = 0;
+  for (const { token, packetId } of accepted) {
+    const packet = finals.get(packetId!);
+    const announced = [...(announcements.get(packetId!) ?? [])];
+    if (!packet) {
+      problems.push(`${packetId} (${token}) never reached a terminal state`);
+      continue;
+    }
+    if (announced.length > 1 || (announced.length === 1 && announced[0] !== packet.state)) {
+      problems.push(`${packetId} (${token}) is stored ${packet.state} (${packet.stateReason ?? ""}) but was announced ${announced.join(" and ")}`);
+      continue;
+    }
+    completed += 1;
+    const routing = packet.toolRouting ?? {};
+    if (packet.state === "FAILED" && /outcome unknown/.test(packet.stateReason ?? "")) {
+      // The executor died during the call: by design the call is not made again (docs/reliability.md).
+      unknownOutcomes += 1;
+    } else if (packet.state !== "COMPLETED" || routing.executionStatus !== "EXECUTED" || routing.selectedTool?.params?.text !== token) {
+      problems.push(`${packetId} (${token}) ended ${packet.state}/${routing.executionStatus}: ${packet.stateReason ?? ""}`);
+    } else if (!lines.has(token)) {
+      problems.push(`${packetId} (${token}) was executed but its line is not in the journal`);
+    }
+  }
+  let duplicateSideEffects = 0;
+  for (const [line, count] of lines) {
+    duplicateSideEffects += count - 1;
+    if (count > 1) problems.push(`"${line}" was appended ${count} times`);
+    if (!submitted.has(line)) problems.push(`"${line}" is in the journal but was never sent`);
+  }
+  const run: FaultRun = { test, sent: accepted.length, completed, lost: accepted.length - finals.size, duplicateSideEffects };
+  reportFaultRun(run);
+  return { run, refused: submissions.length - accepted.length, unknownOutcomes, problems };
+}
