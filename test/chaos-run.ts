@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
+import { after, before } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import { DONE_WILDCARD } from "@switchyard/bus";
 import { decodePacket, isFinal, Packet_State } from "@switchyard/packet";
@@ -233,4 +234,33 @@ export function tallyRun(
   const run: FaultRun = { test, sent: accepted.length, completed, lost: accepted.length - finals.size, duplicateSideEffects };
   reportFaultRun(run);
   return { run, refused: submissions.length - accepted.length, unknownOutcomes, problems };
+}
+
+export interface ChaosSuite {
+  readonly chaos: ChaosFleet;
+  readonly announcements: Announcements;
+}
+
+/** Registers the suite's hooks: a chaos fleet and a watch on its packets' announcements, both closed after. */
+export function chaosSuite(options: ChaosFleetOptions): ChaosSuite {
+  const suite = {} as { chaos: ChaosFleet; announcements: Announcements };
+  before(async () => {
+    suite.chaos = await startChaosFleet(options);
+    // The test watches NATS directly: a fault between the services and NATS does not blind it.
+    suite.announcements = await watchAnnouncements(suite.chaos.t.nats.url);
+  });
+  after(async () => {
+    await suite.announcements?.close();
+    await suite.chaos?.close();
+  });
+  return suite;
+}
+
+/** Waits for every accepted packet to end, lets late duplicates show, then tallies and reports the run. */
+export async function finishRun(test: string, suite: ChaosSuite, submissions: readonly Submission[]): Promise<Tally> {
+  const accepted = submissions.filter((s) => s.packetId !== undefined);
+  const finals = await awaitFinalPackets(suite.chaos.t, accepted.map((s) => s.packetId!), 300_000);
+  // Late redeliveries of packets already finished would show up as second announcements: let them.
+  await sleep(4_000);
+  return tallyRun(test, submissions, finals, suite.announcements.states, suite.chaos.journal);
 }

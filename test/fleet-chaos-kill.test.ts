@@ -1,8 +1,7 @@
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
-import { awaitFinalPackets, STAGE_SERVICES, startChaosFleet, submitPackets, tallyRun, watchAnnouncements } from "./chaos-run.js";
-import type { Announcements, ChaosFleet } from "./chaos-run.js";
+import { chaosSuite, finishRun, STAGE_SERVICES, submitPackets } from "./chaos-run.js";
 import { eventually, fleetSkipReason } from "./harness.js";
 
 // The issue's figure; CHAOS_PACKETS runs a smaller round while working on these tests.
@@ -10,22 +9,11 @@ const PACKETS = Number(process.env.CHAOS_PACKETS ?? 1_000);
 const skip = fleetSkipReason();
 
 describe("fleet chaos - kill -9 each stage in turn while packets flow", { skip }, () => {
-  let chaos: ChaosFleet;
-  let announcements: Announcements;
-
-  before(async () => {
-    // A short ack wait, so the packets a killed stage held come back within seconds.
-    chaos = await startChaosFleet({ ackWaitMs: 3_000 });
-    announcements = await watchAnnouncements(chaos.t.nats.url);
-  });
-
-  after(async () => {
-    await announcements?.close();
-    await chaos?.close();
-  });
+  // A short ack wait, so the packets a killed stage held come back within seconds.
+  const suite = chaosSuite({ ackWaitMs: 3_000 });
 
   it(`fleet chaos - ${PACKETS} packets, each stage killed (SIGKILL) and restarted: every accepted packet ends once, its side effect once`, { timeout: 600_000 }, async (ctx) => {
-    const { t } = chaos;
+    const { t } = suite.chaos;
     let answered = 0;
     const sending = submitPackets(t, { count: PACKETS, concurrency: 8, onAnswered: (n) => (answered = n) });
 
@@ -46,10 +34,7 @@ describe("fleet chaos - kill -9 each stage in turn while packets flow", { skip }
 
     const accepted = submissions.filter((s) => s.status === 202);
     assert.equal(accepted.length, PACKETS, `the gateway (never killed) accepts every packet: ${JSON.stringify(submissions.find((s) => s.status !== 202))}`);
-    const finals = await awaitFinalPackets(t, accepted.map((s) => s.packetId!), 300_000);
-    // Late redeliveries of packets already finished would show up as second announcements: let them.
-    await sleep(4_000);
-    const { run, problems, unknownOutcomes } = tallyRun("kill -9 each stage", submissions, finals, announcements.states, chaos.journal);
+    const { run, problems, unknownOutcomes } = await finishRun("kill -9 each stage", suite, submissions);
     ctx.diagnostic(`${JSON.stringify(run)}; ended FAILED as an unknown outcome (executor killed mid-call): ${unknownOutcomes}`);
     // Only the calls the killed executor had in hand can end so: at most its concurrency.
     assert.ok(unknownOutcomes <= 64, `${unknownOutcomes} unknown outcomes`);

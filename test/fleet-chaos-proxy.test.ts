@@ -1,8 +1,7 @@
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
-import { awaitFinalPackets, startChaosFleet, submitPackets, tallyRun, watchAnnouncements } from "./chaos-run.js";
-import type { Announcements, ChaosFleet } from "./chaos-run.js";
+import { chaosSuite, finishRun, submitPackets } from "./chaos-run.js";
 import { startFaultProxy } from "./fault-proxy.js";
 import type { FaultProxy } from "./fault-proxy.js";
 import { fleetSkipReason } from "./harness.js";
@@ -12,30 +11,21 @@ const PACKETS = Number(process.env.CHAOS_PACKETS ?? 300);
 const skip = fleetSkipReason();
 
 describe("fleet chaos - the services reach NATS through a fault-injecting proxy", { skip }, () => {
-  let chaos: ChaosFleet;
   let proxy: FaultProxy;
-  let announcements: Announcements;
-
-  before(async () => {
-    chaos = await startChaosFleet({
-      ackWaitMs: 3_000,
-      natsUrlForServices: async (nats) => {
-        proxy = await startFaultProxy({ targetPort: nats.port });
-        return proxy.url;
-      },
-    });
-    // The test itself watches NATS directly: only the services' connections suffer.
-    announcements = await watchAnnouncements(chaos.t.nats.url);
+  const suite = chaosSuite({
+    ackWaitMs: 3_000,
+    natsUrlForServices: async (nats) => {
+      proxy = await startFaultProxy({ targetPort: nats.port });
+      return proxy.url;
+    },
   });
 
   after(async () => {
-    await announcements?.close();
-    await chaos?.close();
     await proxy?.close();
   });
 
   it(`fleet chaos - ${PACKETS} packets through latency and connection resets: none lost, no side effect twice`, { timeout: 600_000 }, async (ctx) => {
-    const { t } = chaos;
+    const { t } = suite.chaos;
     proxy.latencyMs = 5;
     let sent = false;
     const sending = submitPackets(t, { count: PACKETS, concurrency: 8 }).finally(() => (sent = true));
@@ -52,9 +42,7 @@ describe("fleet chaos - the services reach NATS through a fault-injecting proxy"
     const accepted = submissions.filter((s) => s.status === 202);
     assert.ok(proxy.stats.resets > 0, "connections were reset");
 
-    const finals = await awaitFinalPackets(t, accepted.map((s) => s.packetId!), 300_000);
-    await sleep(4_000);
-    const { run, problems, unknownOutcomes } = tallyRun("fault-injecting proxy", submissions, finals, announcements.states, chaos.journal);
+    const { run, problems, unknownOutcomes } = await finishRun("fault-injecting proxy", suite, submissions);
     ctx.diagnostic(`${JSON.stringify(run)}; refused: ${refused.length}; resets: ${proxy.stats.resets}`);
     assert.deepEqual(problems.slice(0, 20), [], `${problems.length} problems`);
     assert.equal(unknownOutcomes, 0, "no executor died, so every call's outcome is known");
