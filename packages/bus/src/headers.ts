@@ -7,6 +7,8 @@ export const Headers = {
   MsgId: "Nats-Msg-Id",
   PacketId: "Switchyard-Packet-Id",
   Hop: "Switchyard-Hop",
+  /** On a route-only request: the caller's tenant (from its API key), which limits the tools routed. */
+  Tenant: "Switchyard-Tenant",
   TraceParent: "traceparent",
   TraceState: "tracestate",
 } as const;
