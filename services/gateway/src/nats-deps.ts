@@ -265,7 +265,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     approveTool: (tenant, name) => whileNatsAvailable(availability, () => {
       // Another tenant's tool is as unknown to this one as a tool that does not exist (the executor's words for that).
       const tool = tools.get(catalogKey(name));
-      if (tool && !toolVisibleTo(tool, tenant)) throw new GatewayError("not_found", `no tool ${tool.serverToolName} on MCP server ${tool.server}`);
+      if (tool && !toolVisibleTo(tool, tenant)) throw new GatewayError("not_found", `no tool ${name} on MCP server ${tool.server}`);
       return requestToolApproval(nc, name, options.routeTimeoutMs);
     }),
 
