@@ -152,9 +152,9 @@ describe("fleet tool security - pinning, quarantine, output cap, confinement", {
 /** Publishes straight to the execute stage a packet whose selected tool is `tool`, as if every stage before had let it through. */
 async function forgeExecutePacket(t: TestFleet, tool: any): Promise<any> {
   const packet = newPacket({ message: "look up the weather forecast for the city Paris" });
-  packet.state = Packet_State.EXECUTING;
-  // The tenant the local-mode gateway gives its callers, so the test can read the packet back.
+  // The tenant the gateway stamps in local mode, so that GET /v1/packets/{id} shows it.
   packet.header!.tenant = "local";
+  packet.state = Packet_State.EXECUTING;
   const routing = routingOf(packet);
   const definition = create(ToolDefinitionSchema, { name: tool.name, description: tool.description, server: tool.server, serverToolName: tool.serverToolName });
   routing.candidates = [create(RoutingCandidateSchema, { tool: definition, score: 1 })];

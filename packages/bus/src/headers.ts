@@ -7,7 +7,10 @@ export const Headers = {
   MsgId: "Nats-Msg-Id",
   PacketId: "Switchyard-Packet-Id",
   Hop: "Switchyard-Hop",
-  /** The packet's tenant, so that a message whose body cannot be decoded still ends as its tenant's FAILED packet. */
+  /**
+   * The tenant: on a packet message, so that one whose body cannot be decoded still ends as
+   * its tenant's FAILED packet; on a route-only request, the caller's (from its API key).
+   */
   Tenant: "Switchyard-Tenant",
   TraceParent: "traceparent",
   TraceState: "tracestate",

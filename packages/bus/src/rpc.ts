@@ -1,7 +1,7 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { headers } from "@nats-io/nats-core";
-import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
+import type { Msg, MsgHdrs, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { Logger } from "@switchyard/telemetry";
 
 /**
@@ -33,10 +33,16 @@ export function respondError(msg: Msg, code: number, description: string): void 
 }
 
 /** Sends a request and returns the reply's body; throws an RpcError when nobody answers or the service reports an error. */
-export async function requestReply(nc: NatsConnection, subject: string, data: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+export async function requestReply(
+  nc: NatsConnection,
+  subject: string,
+  data: Uint8Array,
+  timeoutMs: number,
+  requestHeaders?: MsgHdrs,
+): Promise<Uint8Array> {
   let reply: Msg;
   try {
-    reply = await nc.request(subject, data, { timeout: timeoutMs });
+    reply = await nc.request(subject, data, { timeout: timeoutMs, ...(requestHeaders && { headers: requestHeaders }) });
   } catch (error) {
     throw new RpcError(503, `no answer on ${subject}: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -57,7 +63,7 @@ export function serveRpc<I extends DescMessage, O extends DescMessage>(
   endpoint: RpcEndpoint,
   input: I,
   output: O,
-  handle: (request: MessageShape<I>) => Promise<MessageShape<O>>,
+  handle: (request: MessageShape<I>, requestHeaders: MsgHdrs | undefined) => Promise<MessageShape<O>>,
 ): Subscription {
   const { subject, queue } = endpoint;
   return deps.nc.subscribe(subject, {
@@ -70,7 +76,7 @@ export function serveRpc<I extends DescMessage, O extends DescMessage>(
       } catch {
         return respondError(msg, 400, `undecodable ${input.name}`);
       }
-      handle(request).then(
+      handle(request, msg.headers).then(
         (response) => msg.respond(toBinary(output, response)),
         (failure: unknown) => {
           if (failure instanceof RpcError) return respondError(msg, failure.code, failure.message);

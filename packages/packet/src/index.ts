@@ -97,3 +97,4 @@ export {
   selectedCallHash,
 } from "./tool-call.js";
 export type { ApprovalRefusal } from "./tool-call.js";
+export { TENANT_PATTERN, toolVisibleTo } from "./tenant.js";

@@ -45,6 +45,13 @@ export const DEFAULT_QDRANT_TIMEOUT_MS = 5000;
  */
 export const SPARSE_AVERAGE_LENGTH = 30;
 
+/**
+ * The `tenant` payload of a tool shared with every tenant. Not a valid tenant name
+ * (TENANT_PATTERN), so no key's tenant can collide with it; a tenant filter is then
+ * one keyword condition: the tenant or this.
+ */
+export const SHARED_TENANT = "*";
+
 /** What a point is: the tool's own text (with the sparse vector) or one of its example requests. */
 export type PointRole = "tool" | "example";
 
@@ -53,8 +60,8 @@ export interface ToolPayload {
   tool: string;
   pool: string;
   domains: string[];
-  /** Reserved for multi-tenant catalogs; empty for now. */
-  tenant: string;
+  /** The tenants that may find the tool (its `tenants`), or `[SHARED_TENANT]` for a tool shared with all. */
+  tenant: string[];
   /** `toolContentHash`: what decides whether a tool must be re-embedded. */
   hash: string;
   /** The embedder the vectors came from; another one means re-embedding. */
@@ -150,7 +157,7 @@ export function toolPayload(tool: ToolDefinition, hash: string, embedder: string
     tool: tool.name,
     pool: tool.pool,
     domains: [...tool.domains],
-    tenant: "",
+    tenant: tool.tenants.length > 0 ? [...tool.tenants] : [SHARED_TENANT],
     hash,
     embedder,
     role,
@@ -201,6 +208,7 @@ export function filterBody(filter: ToolFilter | undefined): Schemas["Filter"] | 
   if (filter?.names?.length) must.push(matchAny("tool", filter.names));
   if (filter?.pools?.length) must.push(matchAny("pool", filter.pools));
   if (filter?.domains?.length) must.push(matchAny("domains", filter.domains));
+  if (filter?.tenant !== undefined) must.push(matchAny("tenant", [filter.tenant, SHARED_TENANT]));
   return must.length > 0 ? { must } : undefined;
 }
 
@@ -279,6 +287,14 @@ export function generationOf(alias: string, collection: string): number | undefi
   const suffix = collection.slice(alias.length + 1);
   // digits only, no sign or leading zero: exactly what generationName writes
   return /^[1-9]\d*$/.test(suffix) ? Number(suffix) : undefined;
+}
+
+/** What `upsert` compares of a tool already in the collection. */
+interface StoredTool {
+  hash: string;
+  embedder: string;
+  definition: string;
+  tenant: string;
 }
 
 export interface QdrantIndexOptions {
@@ -374,8 +390,10 @@ export class QdrantIndex implements ToolIndex {
         const before = stored.get(tool.name);
         if (before?.hash === hash && before.embedder === this.embedder.id) {
           // same content, but pool, domains, core flag or side effect may have changed: new payload, same vectors
-          const definition = toolPayload(tool, hash, this.embedder.id, "tool");
-          if (before.definition !== definition.definition) payloadOnly.push(this.setPayloadOperation(tool, hash));
+          const payload = toolPayload(tool, hash, this.embedder.id, "tool");
+          // the tenant check also moves points written before tenants (tenant "") to the new form
+          const moved = before.definition !== payload.definition || before.tenant !== JSON.stringify(payload.tenant);
+          if (moved) payloadOnly.push(this.setPayloadOperation(tool, hash));
           continue;
         }
         changed.push({ tool, hash });
@@ -519,21 +537,21 @@ export class QdrantIndex implements ToolIndex {
     }
   }
 
-  /** The stored hash, embedder and definition of each named tool that is in the collection. */
-  private async storedTools(names: readonly string[]): Promise<Map<string, { hash: string; embedder: string; definition: string }>> {
-    const found = new Map<string, { hash: string; embedder: string; definition: string }>();
+  /** The stored hash, embedder, definition and tenant payload (as JSON) of each named tool that is in the collection. */
+  private async storedTools(names: readonly string[]): Promise<Map<string, StoredTool>> {
+    const found = new Map<string, StoredTool>();
     for (let i = 0; i < names.length; i += UPSERT_BATCH) {
       const ids = names.slice(i, i + UPSERT_BATCH).map((name) => pointId(name, "tool", 0));
       const records = await this.client.retrieve(this.alias, {
         ids,
-        with_payload: ["tool", "hash", "embedder", "definition"],
+        with_payload: ["tool", "hash", "embedder", "definition", "tenant"],
         with_vector: false,
         timeout: this.serverTimeout,
       });
       for (const { payload } of records) {
-        const { tool, hash, embedder, definition } = payload ?? {};
+        const { tool, hash, embedder, definition, tenant } = payload ?? {};
         if (typeof tool === "string" && typeof hash === "string" && typeof embedder === "string" && typeof definition === "string") {
-          found.set(tool, { hash, embedder, definition });
+          found.set(tool, { hash, embedder, definition, tenant: JSON.stringify(tenant ?? null) });
         }
       }
     }

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { toolVisibleTo } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { Bm25Index, DEFAULT_BM25 } from "./bm25.js";
 import type { Bm25Params, QueryTerm } from "./bm25.js";
@@ -28,6 +29,11 @@ export interface ToolFilter {
   pools?: readonly string[];
   /** At least one of the tool's domains must be one of these. */
   domains?: readonly string[];
+  /**
+   * The requesting tenant: only tools shared with every tenant (no `tenants`) or
+   * listed for this one. Absent: no restriction (callers that act for no tenant).
+   */
+  tenant?: string;
 }
 
 export interface SearchOptions {
@@ -48,6 +54,7 @@ export function matchesFilter(tool: ToolDefinition, filter: ToolFilter | undefin
   if (filter.names?.length && !filter.names.includes(tool.name)) return false;
   if (filter.pools?.length && !filter.pools.includes(tool.pool)) return false;
   if (filter.domains?.length && !tool.domains.some((d) => filter.domains!.includes(d))) return false;
+  if (filter.tenant !== undefined && !toolVisibleTo(tool, filter.tenant)) return false;
   return true;
 }
 

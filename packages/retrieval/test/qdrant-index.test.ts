@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import type { AddressInfo, Socket } from "node:net";
 import { after, describe, it } from "node:test";
-import { equals } from "@bufbuild/protobuf";
+import { create, equals } from "@bufbuild/protobuf";
 import { QdrantClient } from "@qdrant/js-client-rest";
 import { ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
@@ -16,6 +16,7 @@ import {
   definitionOf,
   DENSE_VECTOR,
   filterBody,
+  SHARED_TENANT,
   generationName,
   generationOf,
   hybridQueryBody,
@@ -90,7 +91,7 @@ describe("qdrant request bodies (no server)", () => {
         tool: "home.lights_off",
         pool: "home",
         domains: ["smart-home", "energy"],
-        tenant: "",
+        tenant: [SHARED_TENANT],
         hash,
         embedder: "local",
         role: i === 0 ? "tool" : "example",
@@ -98,6 +99,13 @@ describe("qdrant request bodies (no server)", () => {
       assert.equal(typeof definition, "string");
       assert.ok(equals(ToolDefinitionSchema, definitionOf(p.payload)!, lights), "the payload carries the whole definition");
     }
+  });
+
+  it("qdrant - a tool limited to tenants carries them as its tenant payload", () => {
+    const limited = create(ToolDefinitionSchema, { ...lights, tenants: ["tenant-a", "tenant-b"] });
+    const [point] = toolPoints(limited, toolContentHash(limited), "local", [new Float32Array([0, 1, 0])], toolSparseVector(limited));
+    assert.deepEqual(point!.payload!["tenant"], ["tenant-a", "tenant-b"]);
+    assert.equal(toolContentHash(limited), toolContentHash(lights), "tenants change the payload, not the vectors");
   });
 
   it("qdrant - sparse vectors: one index per stem (its stable hash), ascending, positive weights", () => {
@@ -148,6 +156,21 @@ describe("qdrant request bodies (no server)", () => {
           { key: "tool", match: { any: ["a.x"] } },
           { key: "pool", match: { any: ["p"] } },
           { key: "domains", match: { any: ["d"] } },
+        ],
+      },
+    ],
+    [
+      "a tenant: its own tools or the shared ones",
+      { tenant: "tenant-a" },
+      { must: [{ key: "tenant", match: { any: ["tenant-a", SHARED_TENANT] } }] },
+    ],
+    [
+      "the empty tenant (a packet without one) gets the shared tools alone",
+      { tenant: "", pools: ["p"] },
+      {
+        must: [
+          { key: "pool", match: { any: ["p"] } },
+          { key: "tenant", match: { any: ["", SHARED_TENANT] } },
         ],
       },
     ],
@@ -325,11 +348,11 @@ describe("qdrant index (integration)", () => {
     assert.equal(new Set(names(found)).size, found.length, "one result per tool");
   });
 
-  it("qdrant - search never leaves the filter: allow-list, pools, domains", integration, async () => {
+  it("qdrant - search never leaves the filter: allow-list, pools, domains, tenant", integration, async () => {
     const alias = freshAlias();
     const index = await open(alias);
     const tools = filesystemTools().map((t, i) =>
-      tool({ ...t, pool: i % 2 ? "odd" : "even", domains: i % 3 === 0 ? ["files", "admin"] : ["files"] }),
+      tool({ ...t, pool: i % 2 ? "odd" : "even", domains: i % 3 === 0 ? ["files", "admin"] : ["files"], tenants: i % 4 === 1 ? ["tenant-a"] : [] }),
     );
     await index.upsert(tools);
     const filters = [
@@ -337,6 +360,8 @@ describe("qdrant index (integration)", () => {
       { pools: ["odd"] },
       { domains: ["admin"] },
       { pools: ["even"], domains: ["admin"] },
+      { tenant: "tenant-a" },
+      { tenant: "tenant-b", pools: ["odd"] },
     ];
     for (const filter of filters) {
       const found = await index.search("list or read files in a directory", { limit: 20, filter });

@@ -110,6 +110,21 @@ describe("tool-index", () => {
     assert.deepEqual(onlyWrites.map((r) => r.tool.name).sort(), ["filesystem.edit_file", "filesystem.write_file"]);
   });
 
+  it("tool-index - a tenant finds the shared tools and its own, never another tenant's", async () => {
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    const tenants = (name: string) => (name === "filesystem.read_text_file" ? ["tenant-a"] : name === "filesystem.write_file" ? ["tenant-b"] : []);
+    await index.upsert(filesystemTools().map((t) => tool({ ...t, tenants: tenants(t.name) })));
+    const found = async (tenant?: string) => (await index.search("read or write the file notes/todo.md", { limit: 20, filter: tenant === undefined ? {} : { tenant } })).map((r) => r.tool.name);
+    const a = await found("tenant-a");
+    assert.ok(a.includes("filesystem.read_text_file") && !a.includes("filesystem.write_file"), `tenant-a got ${a.join(", ")}`);
+    const b = await found("tenant-b");
+    assert.ok(b.includes("filesystem.write_file") && !b.includes("filesystem.read_text_file"), `tenant-b got ${b.join(", ")}`);
+    const none = await found("");
+    assert.ok(!none.includes("filesystem.write_file") && !none.includes("filesystem.read_text_file") && none.length > 0, `no tenant got ${none.join(", ")}`);
+    const all = await found(undefined);
+    assert.ok(all.includes("filesystem.write_file") && all.includes("filesystem.read_text_file"), "no tenant in the filter: no restriction");
+  });
+
   it("tool-index - a query without words, or an empty index, finds nothing", async () => {
     const empty = new EmbeddedIndex(new LocalEmbedder());
     assert.deepEqual(await empty.search("read a file", { limit: 5 }), []);

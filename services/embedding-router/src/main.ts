@@ -1,7 +1,7 @@
 // Wiring only: settings → tool index fed by the catalog → the route stage and
 // the route-only endpoint → drain on SIGTERM.
 import { create } from "@bufbuild/protobuf";
-import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket, ROUTE_SUBJECT } from "@switchyard/bus";
+import { CATALOG_BUCKET, EXAMPLES_BUCKET, Headers, openBucket, ROUTE_SUBJECT } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
 import { RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
 import { buildQuery } from "@switchyard/request-text";
@@ -36,8 +36,10 @@ const route = async (query: RouteQuery) => {
 };
 
 // Route-only requests: request/reply in a queue group, so replicas share them.
-const routeEndpoint = serveRequests(service, ROUTE_SUBJECT, RouteRequestSchema, RouteResponseSchema, async (request) => {
-  const filter = { names: request.tools, pools: request.pools, domains: request.domains };
+const routeEndpoint = serveRequests(service, ROUTE_SUBJECT, RouteRequestSchema, RouteResponseSchema, async (request, requestHeaders) => {
+  // The gateway names the caller's tenant; a request without one gets the shared tools alone.
+  const tenant = requestHeaders?.get(Headers.Tenant) ?? "";
+  const filter = { names: request.tools, pools: request.pools, domains: request.domains, tenant };
   // The same query the intent stage would build: "turn it off" borrows the turn before.
   const query = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
   return create(RouteResponseSchema, await route({ query, topK: request.topK || undefined, filter }));

@@ -20,7 +20,7 @@ export interface RouteQuery {
   query: string;
   /** Semantic candidates wanted; absent or 0 means the configured default (see `routeCandidates`). */
   topK?: number;
-  /** Allow-list, pools and domains; empty or absent lists do not restrict. */
+  /** Allow-list, pools and domains (empty or absent lists do not restrict), and the tenant whose tools alone may come back. */
   filter?: ToolFilter;
 }
 
@@ -43,7 +43,7 @@ export type RoutingSettings = Pick<
  *   the selector sees the query's matches first and the always-on tools
  *   after, whatever their scores. A core tool that matched well enough to be
  *   a semantic candidate appears once, as SEMANTIC.
- * - The request's filter (allow-list, pools, domains) applies to both: no tool outside it is returned.
+ * - The request's filter (allow-list, pools, domains, tenant) applies to both: no tool outside it is returned.
  *
  * Ties are broken by name, so the same catalog and query give the same list.
  */
@@ -100,7 +100,7 @@ const SUMMARY_CANDIDATES = 5;
 
 /**
  * The route stage: looks up candidates for the packet's query (the intent's
- * query, else the original prompt) within its allow-list, and hands the packet
+ * query, else the original prompt) within its allow-list and its tenant's tools, and hands the packet
  * to the selector; when nothing but core tools comes back there is no tool to
  * select, and the packet ends here with the tool status SKIPPED. So it does
  * when the tool-need gate (retrieval's `judgeToolNeed`) finds that the message
@@ -116,7 +116,7 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   const query = (intentOf(packet).query || content.originalPrompt).trim();
   const { candidates, warnings } = await deps.route({
     query,
-    filter: { names: content.allowedTools, pools: content.pools, domains: content.domains },
+    filter: { names: content.allowedTools, pools: content.pools, domains: content.domains, tenant: packet.header?.tenant ?? "" },
   });
   if (warnings.length > 0) addReflection(packet, { step: "route", summary: `routing fell back: ${warnings.join("; ")}` });
 

@@ -1,5 +1,5 @@
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
-import type { NatsConnection, Subscription } from "@nats-io/nats-core";
+import type { MsgHdrs, NatsConnection, Subscription } from "@nats-io/nats-core";
 import { serveRpc } from "@switchyard/bus";
 import type { Logger } from "@switchyard/telemetry";
 
@@ -17,7 +17,7 @@ export function serveRequests<I extends DescMessage, O extends DescMessage>(
   subject: string,
   input: I,
   output: O,
-  handle: (request: MessageShape<I>) => Promise<MessageShape<O>>,
+  handle: (request: MessageShape<I>, requestHeaders: MsgHdrs | undefined) => Promise<MessageShape<O>>,
 ): Subscription {
   return serveRpc(deps, { subject, queue: RPC_QUEUE }, input, output, handle);
 }

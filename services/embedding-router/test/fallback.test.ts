@@ -9,7 +9,7 @@ import { catalogTool as tool, filesystemTools, startScriptedOpenAIServer } from 
 import type { ScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
-import { routeWithFallback } from "../src/fallback.js";
+import { routeWithFallback, wholeCatalog } from "../src/fallback.js";
 import type { RouterCatalog } from "../src/fallback.js";
 import { routeStage } from "../src/route.js";
 
@@ -97,6 +97,12 @@ describe("route fallback (embedder behind the scripted OpenAI-compatible server)
     assert.equal(warnings.length, 3);
     assert.match(warnings[1]!, /lexical search found no tool/);
     assert.match(warnings[2]!, /whole catalog within the request's filter \(3 tools, unscored\)/);
+  });
+
+  it("fallback - the whole catalog holds the tenant filter too", () => {
+    const tools = [tool({ name: "a.private", tenants: ["tenant-a"] }), tool({ name: "b.shared" }), tool({ name: "c.core", core: true, tenants: ["tenant-a"] })];
+    assert.deepEqual(names(wholeCatalog(tools, { query: "x", filter: { tenant: "tenant-a" } })), ["a.private", "b.shared", "c.core"]);
+    assert.deepEqual(names(wholeCatalog(tools, { query: "x", filter: { tenant: "tenant-b" } })), ["b.shared"]);
   });
 
   it("fallback - embedder and lexical search both failing: the whole allowed catalog, with warnings", async () => {

@@ -99,6 +99,22 @@ describe("route", () => {
       assert.equal(read[0]?.tool?.name, "filesystem.read_text_file");
     });
 
+    it("route - a tenant gets the shared tools and its own, semantic and core; never another tenant's", async () => {
+      const own = new EmbeddedIndex(new LocalEmbedder());
+      const forA = (t: ToolDefinition) => tool({ ...t, tenants: ["tenant-a"] });
+      const coreA = [forA(core[1]!), core[0]!];
+      await own.upsert([...filesystemTools().map((t) => (t.name === "filesystem.read_text_file" ? forA(t) : t)), ...coreA]);
+      const routeAs = (tenant: string) =>
+        routeCandidates(own, coreA, { query: "please read the file notes/todo.md and search my memory", filter: { tenant } }, config);
+      const a = names(await routeAs("tenant-a"));
+      assert.ok(a.includes("filesystem.read_text_file") && a.includes("memory.search_nodes") && a.includes("time.now"), a.join(", "));
+      for (const other of ["tenant-b", ""]) {
+        const b = names(await routeAs(other));
+        assert.ok(!b.includes("filesystem.read_text_file") && !b.includes("memory.search_nodes"), `${other}: ${b.join(", ")}`);
+        assert.ok(b.includes("time.now") && b.some((name) => name.startsWith("filesystem.")), `${other} keeps the shared tools: ${b.join(", ")}`);
+      }
+    });
+
     it("route - an allow-list without matching tools leaves only the allowed core tools", async () => {
       const candidates = await route({ query: "please read the file notes/todo.md", filter: { names: ["sandbox.python"] } });
       assert.deepEqual(names(candidates), ["sandbox.python"]);
@@ -189,7 +205,7 @@ describe("route", () => {
       const { calls, deps } = recording();
       await routeStage(packet, deps);
       assert.deepEqual(calls, [
-        { query: "write hello to notes/a.md", filter: { names: ["filesystem.write_file", "time.now"], pools: [], domains: [] } },
+        { query: "write hello to notes/a.md", filter: { names: ["filesystem.write_file", "time.now"], pools: [], domains: [], tenant: "" } },
       ]);
       assert.deepEqual(names(packet.toolRouting?.candidates ?? []), ["filesystem.write_file", "time.now"]);
     });
@@ -199,7 +215,15 @@ describe("route", () => {
       const { calls, deps } = recording();
       await routeStage(packet, deps);
       assert.equal(calls[0]?.query, "list the files in notes");
-      assert.deepEqual(calls[0]?.filter, { names: [], pools: [], domains: [] });
+      assert.deepEqual(calls[0]?.filter, { names: [], pools: [], domains: [], tenant: "" });
+    });
+
+    it("route - stage routes within the packet's tenant", async () => {
+      const packet = newPacket({ message: "list the files in notes" });
+      packet.header!.tenant = "tenant-a";
+      const { calls, deps } = recording();
+      await routeStage(packet, deps);
+      assert.equal(calls[0]?.filter?.tenant, "tenant-a");
     });
 
     /** A tool-need model that answers `probability` and counts how often it was asked. */

@@ -81,7 +81,7 @@ export async function executeStage(
     return failExecution(packet, reason);
   }
 
-  const refusal = await deps.vetCall?.(tool, params);
+  const refusal = await deps.vetCall?.(tool, params, packet.header?.tenant ?? "");
   if (refusal) {
     return failExecution(packet, refusal);
   }

@@ -353,6 +353,7 @@ function toDefinitions(config: ServerConfig, tools: Tool[], logger: PoolLogger |
         examples: [],
         pool: config.tools[tool.name]?.pool ?? config.pool,
         domains: config.tools[tool.name]?.domains ?? config.domains,
+        tenants: config.tenants,
       }),
     );
 }

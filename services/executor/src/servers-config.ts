@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { Ajv } from "ajv";
 import type { ErrorObject } from "ajv";
+import { TENANT_PATTERN } from "@switchyard/packet";
 import { parseDocument } from "yaml";
 
 /** How a tool changes the world, as the config declares it; wins over the server's MCP annotations. */
@@ -22,6 +23,8 @@ interface ServerCommon {
   domains: string[];
   /** Per-tool settings that override the server's; a side effect from `sideEffects:` is folded in here. */
   tools: Record<string, ToolOverrides>;
+  /** The tenants that may see and call the server's tools; empty = every tenant. */
+  tenants: string[];
 }
 
 /** What the config says about one tool (`tools.<tool>:`, plus `sideEffects.<tool>`). */
@@ -76,6 +79,8 @@ const stringMap = { type: "object", additionalProperties: { type: "string" } };
 const pool = { type: "string", minLength: 1 };
 const domains = { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true };
 const sideEffect = { type: "string", enum: ["read", "write", "execute"] };
+// The gateway's tenant names (what API keys map to); an empty list would mean "shared", so leave the key out instead.
+const tenants = { type: "array", minItems: 1, items: { type: "string", pattern: TENANT_PATTERN.source }, uniqueItems: true };
 
 const fileSchema = {
   type: "object",
@@ -102,6 +107,7 @@ const fileSchema = {
           sideEffects: { type: "object", additionalProperties: sideEffect },
           pool,
           domains,
+          tenants,
           tools: {
             type: "object",
             additionalProperties: {
@@ -131,6 +137,7 @@ interface RawServer {
   sideEffects?: Record<string, SideEffectName>;
   pool?: string;
   domains?: string[];
+  tenants?: string[];
   tools?: Record<string, RawTool>;
 }
 
@@ -194,6 +201,7 @@ function toServerConfig(name: string, raw: RawServer, folder: string, problems: 
     pool: raw.pool ?? name,
     domains: raw.domains ?? [],
     tools: toolOverrides(name, raw, problems),
+    tenants: raw.tenants ?? [],
   };
   for (const [index, tool] of common.core.entries()) {
     if (common.exclude.includes(tool)) problems.push(`${at}.core[${index}]: ${tool} is also in exclude`);

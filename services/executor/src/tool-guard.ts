@@ -1,24 +1,28 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
+import { toolVisibleTo } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { describeErrors, validateArguments } from "@switchyard/tool-schema";
 import { readTool } from "./catalog-sync.js";
 import { pinHashOf } from "./tool-pin.js";
 
 /** Why a call must not run, or undefined when it may. */
-export type VetCall = (tool: string, args: JsonObject) => Promise<string | undefined>;
+export type VetCall = (tool: string, args: JsonObject, tenant: string) => Promise<string | undefined>;
 
 /**
  * The executor's own checks before any tool call, whatever the packet says (its
  * candidates' copies of the tool may be stale, and the reviewer may have been another
- * version): the tool is one of this executor's servers', its definition as served now is
+ * version): the tool is one of this executor's servers' and its server is open to the
+ * packet's tenant (the router and gateway hide it from others; this holds even if a
+ * packet names it), its definition as served now is
  * the one pinned in the catalog and not quarantined, and the arguments satisfy its input
  * schema as served now (remote `$ref`s are never fetched: @switchyard/tool-schema).
  */
 export function toolGuard(catalog: KV, served: () => ToolDefinition[]): VetCall {
-  return async (name, args) => {
+  return async (name, args, tenant) => {
     const tool = served().find((candidate) => candidate.name === name);
     if (!tool) return `${name} is not a tool of this executor's MCP servers; not executed`;
+    if (!toolVisibleTo(tool, tenant)) return `${name} is not a tool of tenant ${tenant}; not executed`;
     const entry = await readTool(catalog, name);
     if (!entry) return `${name} is not in the catalog; not executed`;
     const approve = `approve it with POST /v1/tools/${encodeURIComponent(name)}/approve`;

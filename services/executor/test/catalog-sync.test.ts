@@ -63,19 +63,19 @@ describe("catalog sync", () => {
     let served = [READ];
     const vet = toolGuard(catalog, () => served);
     await syncCatalog(catalog, ["filesystem"], served);
-    assert.equal(await vet(READ.name, { path: "notes/todo.md" }), undefined);
-    assert.match((await vet(READ.name, { path: 42 }))!, /arguments do not match its input schema: path: must be string/);
-    assert.match((await vet(READ.name, { file: "x" }))!, /path: is required; file: is not a parameter of this tool/);
-    assert.match((await vet("filesystem.write_file", { path: "x" }))!, /not a tool of this executor's MCP servers/);
+    assert.equal(await vet(READ.name, { path: "notes/todo.md" }, "local"), undefined);
+    assert.match((await vet(READ.name, { path: 42 }, "local"))!, /arguments do not match its input schema: path: must be string/);
+    assert.match((await vet(READ.name, { file: "x" }, "local"))!, /path: is required; file: is not a parameter of this tool/);
+    assert.match((await vet("filesystem.write_file", { path: "x" }, "local"))!, /not a tool of this executor's MCP servers/);
 
     // The server changed the tool and the catalog has not caught up yet: the live definition is not the pinned one.
     served = [PULLED];
-    assert.match((await vet(READ.name, { path: "x" }))!, /serves a definition that is not the pinned one.*POST \/v1\/tools\/filesystem\.read_text_file\/approve/);
+    assert.match((await vet(READ.name, { path: "x" }, "local"))!, /serves a definition that is not the pinned one.*POST \/v1\/tools\/filesystem\.read_text_file\/approve/);
     await syncCatalog(catalog, ["filesystem"], served);
-    assert.match((await vet(READ.name, { path: "x" }))!, /is quarantined \(definition changed since it was pinned.*names a secret file/);
+    assert.match((await vet(READ.name, { path: "x" }, "local"))!, /is quarantined \(definition changed since it was pinned.*names a secret file/);
 
     await updateTool(catalog, READ.name, () => approveTool(PULLED));
-    assert.equal(await vet(READ.name, { path: "x" }), undefined, "approved, it runs");
+    assert.equal(await vet(READ.name, { path: "x" }, "local"), undefined, "approved, it runs");
   });
 
   it("tool guard - a tool whose schema has a remote $ref is refused (the schema cannot be used; nothing is fetched)", async () => {
@@ -85,6 +85,6 @@ describe("catalog sync", () => {
       inputSchema: { type: "object", properties: { path: { $ref: "http://127.0.0.1:9/path.json" } } },
     });
     await syncCatalog(catalog, ["filesystem"], [remote]);
-    assert.match((await toolGuard(catalog, () => [remote])(READ.name, { path: "x" }))!, /inputSchema cannot be used: can't resolve reference http:\/\/127\.0\.0\.1:9\/path\.json/);
+    assert.match((await toolGuard(catalog, () => [remote])(READ.name, { path: "x" }, "local"))!, /inputSchema cannot be used: can't resolve reference http:\/\/127\.0\.0\.1:9\/path\.json/);
   });
 });

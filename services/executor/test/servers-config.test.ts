@@ -99,6 +99,7 @@ describe("servers config", () => {
         "    sideEffects: { move_file: execute, edit_file: write }",
         "    pool: files",
         "    domains: [files, docs]",
+        "    tenants: [tenant-a, team.b]",
         "    tools:",
         "      move_file: { pool: admin }",
         "      read_text_file: { domains: [docs], requires_approval: true }",
@@ -123,6 +124,7 @@ describe("servers config", () => {
         core: ["list_directory"],
         pool: "files",
         domains: ["files", "docs"],
+        tenants: ["tenant-a", "team.b"],
         // sideEffects is folded into tools; side_effect and requires_approval come through as written when they agree.
         tools: {
           move_file: { pool: "admin", sideEffect: "execute" },
@@ -142,6 +144,7 @@ describe("servers config", () => {
         pool: "remote",
         domains: [],
         tools: {},
+        tenants: [],
       },
     ]);
   });
@@ -242,6 +245,11 @@ describe("servers config", () => {
       name: "no servers key",
       yaml: "server: {}\n",
       expected: [/^servers: is required$/, /^server: is not a known setting$/],
+    },
+    {
+      name: "an empty tenants list, a tenant that is not a tenant name and a repeated tenant",
+      yaml: "servers:\n  a:\n    command: x\n    tenants: []\n  b:\n    command: x\n    tenants: [ok, '../b']\n  c:\n    command: x\n    tenants: [t, t]\n",
+      expected: [/^servers\.a\.tenants: must NOT have fewer than 1 items$/, /^servers\.b\.tenants\[1\]: must match pattern/, /^servers\.c\.tenants: must NOT have duplicate items/],
     },
     { name: "an empty file", yaml: "# nothing\n", expected: [/the file is empty/] },
     { name: "invalid YAML", yaml: "servers: [\n", expected: [/at line \d+, column \d+/] },

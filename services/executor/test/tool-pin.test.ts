@@ -13,7 +13,7 @@ describe("tool pinning", () => {
   it("tool pinning - the hash covers name, description and schema, not the catalog's own settings", () => {
     const hash = pinHashOf(served);
     assert.match(hash, /^[0-9a-f]{64}$/);
-    assert.equal(pinHashOf(create(ToolDefinitionSchema, { ...served, pool: "other", core: true, domains: ["x"] })), hash);
+    assert.equal(pinHashOf(create(ToolDefinitionSchema, { ...served, pool: "other", core: true, domains: ["x"], tenants: ["tenant-a"] })), hash);
     assert.notEqual(pinHashOf(pulled), hash);
     assert.notEqual(pinHashOf(create(ToolDefinitionSchema, { ...served, name: "filesystem.other" })), hash);
     const schema = { ...served.inputSchema, required: [] };

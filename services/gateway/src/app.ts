@@ -281,7 +281,7 @@ function routes(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox 
           },
         },
       },
-      async (request) => routeResponseJson(await deps.route(toRouteInput(request.body))),
+      async (request) => routeResponseJson(await deps.route(request.tenant, toRouteInput(request.body))),
     );
 
     app.get(
@@ -294,7 +294,7 @@ function routes(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox 
           response: { 200: protoResponse(ListToolsResponseSchema, "Every tool the router knows") },
         },
       },
-      async () => listToolsJson(await deps.listTools()),
+      async (request) => listToolsJson(await deps.listTools(request.tenant)),
     );
 
     app.post(

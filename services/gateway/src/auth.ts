@@ -1,12 +1,11 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ConfigError } from "@switchyard/config";
+import { TENANT_PATTERN } from "@switchyard/packet";
 
 /** The tenant of every request in local mode (`AUTH=none`): one trusted user, no keys. */
 export const LOCAL_TENANT = "local";
 
-/** A tenant name: what packets are stamped with and what limits are counted by. */
-const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** Shorter keys are guessable; 16 characters is the floor, a random 32 or more is the advice. */
 export const MIN_KEY_CHARS = 16;
 

@@ -66,16 +66,19 @@ export interface GatewayDeps {
   approvePacket(tenant: string, packetId: string, callHash?: string): Promise<Packet>;
   /** Throws like {@link approvePacket}. */
   denyPacket(tenant: string, packetId: string, reason: string): Promise<Packet>;
-  /** Route only: which tools should this turn see. Executes nothing. */
-  route(input: RouteInput): Promise<RouteOutput>;
-  /** The catalog; each tool's examples include those stored for it (learned from use, added by hand). */
-  listTools(): Promise<ToolDefinition[]>;
+  /** Route only: which of the tenant's tools (its own and the shared ones) should this turn see. Executes nothing. */
+  route(tenant: string, input: RouteInput): Promise<RouteOutput>;
+  /**
+   * The catalog as the tenant sees it: its own tools and the shared ones; each tool's
+   * examples include those stored for it (learned from use, added by hand).
+   */
+  listTools(tenant: string): Promise<ToolDefinition[]>;
   /** Throws GatewayError "not_found" for an unknown packet or tool, "conflict" for a packet still running. */
   feedback(tenant: string, input: FeedbackInput): Promise<FeedbackResponse>;
   /** Throws GatewayError "not_found" for a tool the catalog does not have. */
   addExamples(tool: string, examples: string[]): Promise<AddExamplesResponse>;
-  /** Pins an MCP tool's current definition and lifts its quarantine; GatewayError "not_found" for no such tool. */
-  approveTool(name: string): Promise<ToolDefinition>;
+  /** Pins an MCP tool of the tenant's (or a shared one)'s current definition and lifts its quarantine; GatewayError "not_found" for no such tool. */
+  approveTool(tenant: string, name: string): Promise<ToolDefinition>;
   /** True once the gateway can take requests (bus connected, streams there); drives /readyz. */
   isReady(): boolean;
 }

@@ -125,7 +125,7 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
       return deps.denyPacket(tenant, id, reason);
     },
 
-    async route(request) {
+    async route(request, tenant) {
       const body = valid<RouteBody>(check.route, {
         message: request.message,
         history: turnsToBody(request.history),
@@ -134,10 +134,10 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
         pools: request.pools,
         domains: request.domains,
       });
-      return routeResponse(await deps.route(toRouteInput(body)));
+      return routeResponse(await deps.route(tenant, toRouteInput(body)));
     },
 
-    listTools: async () => listToolsResponse(await deps.listTools()),
+    listTools: async (_request, tenant) => listToolsResponse(await deps.listTools(tenant)),
 
     async feedback(request, tenant) {
       const id = packetId(request.packetId);

@@ -1,4 +1,5 @@
-import type { NatsConnection } from "@nats-io/nats-core";
+import { headers } from "@nats-io/nats-core";
+import type { MsgHdrs, NatsConnection } from "@nats-io/nats-core";
 import { jetstream } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import { context, trace } from "@opentelemetry/api";
@@ -14,6 +15,7 @@ import {
   FEEDBACK_SUBJECT,
   followCatalog,
   followExamples,
+  Headers,
   loadPacket,
   packetTraceContext,
   publishPacket,
@@ -37,6 +39,7 @@ import {
   Packet_State,
   RouteRequestSchema,
   RouteResponseSchema,
+  toolVisibleTo,
 } from "@switchyard/packet";
 import type { Packet, Stage, ToolDefinition } from "@switchyard/packet";
 import { finishedPacket } from "@switchyard/runtime";
@@ -97,9 +100,9 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
   });
 
   /** A request to the embedding-routers; their refusals keep their meaning (404, 409, 400), anything else is 503. */
-  async function askRouter(subject: string, data: Uint8Array): Promise<Uint8Array> {
+  async function askRouter(subject: string, data: Uint8Array, requestHeaders?: MsgHdrs): Promise<Uint8Array> {
     try {
-      return await requestReply(nc, subject, data, options.routeTimeoutMs);
+      return await requestReply(nc, subject, data, options.routeTimeoutMs, requestHeaders);
     } catch (error) {
       if (!(error instanceof RpcError)) throw error;
       const code = ROUTER_ERRORS.get(error.code) ?? "unavailable";
@@ -221,7 +224,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       return packet;
     }),
 
-    route: (input) => whileNatsAvailable(availability, async () => {
+    route: (tenant, input) => whileNatsAvailable(availability, async () => {
       const request = create(RouteRequestSchema, {
         message: input.message,
         history: input.history,
@@ -230,13 +233,17 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         pools: input.pools,
         domains: input.domains,
       });
-      const reply = await askRouter(ROUTE_SUBJECT, toBinary(RouteRequestSchema, request));
+      // The tenant travels beside the request, not in it: RouteRequest is also the public body, which must not name one.
+      const tenantHeader = headers();
+      tenantHeader.set(Headers.Tenant, tenant);
+      const reply = await askRouter(ROUTE_SUBJECT, toBinary(RouteRequestSchema, request), tenantHeader);
       const { candidates, warnings } = fromBinary(RouteResponseSchema, reply);
       return { candidates, warnings };
     }),
 
-    async listTools() {
+    async listTools(tenant) {
       return [...tools.entries()]
+        .filter(([, tool]) => toolVisibleTo(tool, tenant))
         .map(([key, tool]) => withExamples(tool, examples.get(key) ?? []))
         .sort((a, b) => a.name.localeCompare(b.name));
     },
@@ -255,7 +262,12 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       return fromBinary(AddExamplesResponseSchema, reply);
     }),
 
-    approveTool: (name) => whileNatsAvailable(availability, () => requestToolApproval(nc, name, options.routeTimeoutMs)),
+    approveTool: (tenant, name) => whileNatsAvailable(availability, () => {
+      // Another tenant's tool is as unknown to this one as a tool that does not exist (the executor's words for that).
+      const tool = tools.get(catalogKey(name));
+      if (tool && !toolVisibleTo(tool, tenant)) throw new GatewayError("not_found", `no tool ${name} on MCP server ${tool.server}`);
+      return requestToolApproval(nc, name, options.routeTimeoutMs);
+    }),
 
     isReady: () => availability.connected(),
 

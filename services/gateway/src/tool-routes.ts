@@ -29,12 +29,12 @@ export function toolRoutes(deps: Pick<GatewayDeps, "approveTool">, limits: Gatew
           params: toolRef,
           response: {
             200: Type.Unsafe<JsonValue>({ ...protoSchemaRef(ToolDefinitionSchema), description: "The catalog entry, pinned" }),
-            404: Type.Unsafe<JsonValue>({ $ref: "Error#", description: "No MCP tool has this name" }),
+            404: Type.Unsafe<JsonValue>({ $ref: "Error#", description: "No MCP tool of the caller's tenant (or shared) has this name" }),
             503: Type.Unsafe<JsonValue>({ $ref: "Error#", description: "No executor running the tool's server answered" }),
           },
         },
       },
-      async (request) => messageJson(ToolDefinitionSchema, await deps.approveTool(request.params.name)),
+      async (request) => messageJson(ToolDefinitionSchema, await deps.approveTool(request.tenant, request.params.name)),
     );
   };
 }

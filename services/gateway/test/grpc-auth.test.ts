@@ -8,7 +8,7 @@ import { Router } from "@switchyard/packet";
 import type { Packet, SubmitPacketResponse } from "@switchyard/packet";
 import { apiKeyAuthenticator } from "../src/auth.js";
 import { buildGrpcServer } from "../src/grpc-server.js";
-import { InMemoryGatewayDeps } from "./in-memory-deps.js";
+import { InMemoryGatewayDeps, PRIVATE_TENANT } from "./in-memory-deps.js";
 
 const KEY_A = "key-a-0123456789abcdef";
 const KEY_B = "key-b-0123456789abcdef";
@@ -20,7 +20,7 @@ type UnaryMethod = (
 
 describe("gateway grpc auth", () => {
   const deps = new InMemoryGatewayDeps();
-  const auth = apiKeyAuthenticator(new Map([[KEY_A, "tenant-a"], [KEY_B, "tenant-b"]]));
+  const auth = apiKeyAuthenticator(new Map([[KEY_A, PRIVATE_TENANT], [KEY_B, "tenant-b"]]));
   const { server } = buildGrpcServer(deps, { bodyLimitBytes: 1048576, maxMessageChars: 100, maxHistoryTurns: 3, auth });
   let client: grpc.Client & Record<string, UnaryMethod>;
 
@@ -52,6 +52,15 @@ describe("gateway grpc auth", () => {
     server.forceShutdown();
   });
 
+  it("gateway grpc - ListTools and Route act for the key's tenant: another tenant's tool is not listed", async () => {
+    const names = async (key: string) => (await call<{ tools: { name: string }[] }>("listTools", {}, key)).tools.map((t) => t.name);
+    assert.ok((await names(KEY_A)).includes("ledger.post_entry"));
+    assert.ok(!(await names(KEY_B)).includes("ledger.post_entry"));
+    assert.ok((await names(KEY_B)).includes("filesystem.read_file"), "shared tools are listed for every tenant");
+    await call("route", { message: "post an entry" }, KEY_B);
+    assert.equal(deps.routedTenants.at(-1), "tenant-b");
+  });
+
   it("gateway grpc - a call without a key or with a wrong one is UNAUTHENTICATED and reaches nothing", async () => {
     await rejectsWith(call("submitPacket", { message: "hi" }), grpc.status.UNAUTHENTICATED, /API key is required/);
     await rejectsWith(call("listTools", {}, `${KEY_A}x`), grpc.status.UNAUTHENTICATED, /not valid/);
@@ -60,7 +69,7 @@ describe("gateway grpc auth", () => {
 
   it("gateway grpc - the key's tenant owns the packet; another tenant gets NOT_FOUND", async () => {
     const submitted = await call<SubmitPacketResponse>("submitPacket", { message: "hi" }, KEY_A);
-    assert.equal(submitted.packet?.header?.tenant, "tenant-a");
+    assert.equal(submitted.packet?.header?.tenant, PRIVATE_TENANT);
     const own = await call<Packet>("getPacket", { packetId: submitted.packetId }, KEY_A);
     assert.equal(own.header?.packetId, submitted.packetId);
     await rejectsWith(call("getPacket", { packetId: submitted.packetId }, KEY_B), grpc.status.NOT_FOUND, /not found/);

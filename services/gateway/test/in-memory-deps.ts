@@ -13,6 +13,7 @@ import {
   ToolDefinition_SideEffect,
   ToolDefinitionSchema,
   ToolRoutingState_ExecutionStatus,
+  toolVisibleTo,
 } from "@switchyard/packet";
 import type { Packet, ToolDefinition } from "@switchyard/packet";
 import { approveCall, denyCall } from "../src/approvals.js";
@@ -41,6 +42,20 @@ export const CATALOG: ToolDefinition[] = [
   create(ToolDefinitionSchema, { name: "core.clarify", description: "Ask the user", core: true }),
 ];
 
+export const PRIVATE_TENANT = "tenant-private";
+
+/** Only PRIVATE_TENANT sees it (the MCP server it comes from is configured for that tenant alone); CATALOG is what every other tenant sees. */
+export const PRIVATE_TOOL = create(ToolDefinitionSchema, {
+  name: "ledger.post_entry",
+  description: "Post an entry to the private ledger",
+  sideEffect: ToolDefinition_SideEffect.WRITE,
+  server: "ledger",
+  serverToolName: "post_entry",
+  tenants: [PRIVATE_TENANT],
+});
+
+const ALL_TOOLS = [...CATALOG, PRIVATE_TOOL];
+
 /**
  * In-memory deps for the HTTP- and gRPC-layer tests: packets live in a Map and
  * "finish" at once, so the tests exercise the gateway's validation, status
@@ -50,6 +65,8 @@ export class InMemoryGatewayDeps implements GatewayDeps {
   readonly packets = new Map<string, Packet>();
   readonly submitted: SubmitInput[] = [];
   readonly routed: RouteInput[] = [];
+  /** The tenant of each route() call, in order. */
+  readonly routedTenants: string[] = [];
   ready = true;
   /** When set, route() and listTools() throw it (to test error mapping). */
   failure: Error | undefined;
@@ -103,12 +120,13 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return packet;
   }
 
-  async route(input: RouteInput): Promise<RouteOutput> {
+  async route(tenant: string, input: RouteInput): Promise<RouteOutput> {
     if (this.failure) throw this.failure;
     this.routed.push(input);
-    const allowed = (tool: ToolDefinition) => input.tools.length === 0 || input.tools.includes(tool.name);
-    const candidates = CATALOG.filter(allowed)
-      .slice(0, input.topK || CATALOG.length)
+    this.routedTenants.push(tenant);
+    const allowed = (tool: ToolDefinition) => toolVisibleTo(tool, tenant) && (input.tools.length === 0 || input.tools.includes(tool.name));
+    const candidates = ALL_TOOLS.filter(allowed)
+      .slice(0, input.topK || ALL_TOOLS.length)
       .map((tool, i) =>
         create(RoutingCandidateSchema, {
           tool,
@@ -119,9 +137,9 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return { candidates, warnings: this.routeWarnings };
   }
 
-  async listTools() {
+  async listTools(tenant: string) {
     if (this.failure) throw this.failure;
-    return CATALOG;
+    return ALL_TOOLS.filter((tool) => toolVisibleTo(tool, tenant));
   }
 
   readonly feedbacks: FeedbackInput[] = [];
@@ -150,8 +168,8 @@ export class InMemoryGatewayDeps implements GatewayDeps {
   }
 
   /** Approves as the executor would: the tool leaves quarantine with a pin. */
-  async approveTool(name: string) {
-    const tool = CATALOG.find((t) => t.name === name && t.server !== "");
+  async approveTool(tenant: string, name: string) {
+    const tool = ALL_TOOLS.find((t) => t.name === name && t.server !== "" && toolVisibleTo(t, tenant));
     if (!tool) throw new GatewayError("not_found", `no MCP tool ${name}`);
     return create(ToolDefinitionSchema, { ...tool, pinHash: "f".repeat(64), quarantined: false });
   }

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { buildApp } from "../src/app.js";
 import { apiKeyAuthenticator, localAuthenticator } from "../src/auth.js";
-import { InMemoryGatewayDeps } from "./in-memory-deps.js";
+import { InMemoryGatewayDeps, PRIVATE_TENANT } from "./in-memory-deps.js";
 
 const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth: localAuthenticator };
 const KEY = "tool-approver-key-0001";
@@ -38,5 +38,26 @@ describe("gateway http - tool approval", () => {
       headers: { authorization: `Bearer ${KEY}` },
     });
     assert.equal(keyed.statusCode, 200, keyed.body);
+  });
+
+  it("gateway http - a tenant sees, routes and approves its own and shared tools; another tenant's tool is 404", async () => {
+    const OTHER_KEY = "other-tenant-key-0002";
+    const deps = new InMemoryGatewayDeps();
+    const app = buildApp(deps, { ...LIMITS, auth: apiKeyAuthenticator(new Map([[KEY, PRIVATE_TENANT], [OTHER_KEY, "tenant-b"]])) });
+    const as = (key: string) => ({ authorization: `Bearer ${key}` });
+    const listed = async (key: string) =>
+      ((await app.inject({ method: "GET", url: "/v1/tools", headers: as(key) })).json().tools as { name: string }[]).map((t) => t.name);
+    assert.ok((await listed(KEY)).includes("ledger.post_entry"));
+    assert.ok((await listed(KEY)).includes("filesystem.read_file"), "shared tools are listed for every tenant");
+    assert.deepEqual((await listed(OTHER_KEY)).includes("ledger.post_entry"), false);
+
+    const route = await app.inject({ method: "POST", url: "/v1/route", headers: as(OTHER_KEY), payload: { message: "post an entry" } });
+    assert.equal(route.statusCode, 200, route.body);
+    assert.deepEqual(deps.routedTenants, ["tenant-b"], "the route request carries the caller's tenant");
+
+    const foreign = await app.inject({ method: "POST", url: "/v1/tools/ledger.post_entry/approve", headers: as(OTHER_KEY) });
+    assert.equal(foreign.statusCode, 404, foreign.body);
+    const own = await app.inject({ method: "POST", url: "/v1/tools/ledger.post_entry/approve", headers: as(KEY) });
+    assert.equal(own.statusCode, 200, own.body);
   });
 });
