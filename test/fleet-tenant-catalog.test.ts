@@ -91,4 +91,15 @@ describe("fleet tenant catalog - a server configured for one tenant", { skip }, 
     assert.equal(own.status, 200, own.text);
     assert.deepEqual(own.json.tenants, ["tenant-a"]);
   });
+
+  it("fleet tenant catalog - tenant-b cannot teach tenant-a's tool examples: 404, as for a tool that does not exist", async () => {
+    const foreign = await t.post("/v1/tools/memory.search_nodes/examples", { examples: ["find the build entity"] }, as("b"));
+    assert.equal(foreign.status, 404, foreign.text);
+    const unknown = await t.post("/v1/tools/memory.no_such_tool/examples", { examples: ["find the build entity"] }, as("b"));
+    assert.equal(unknown.status, 404, unknown.text);
+    assert.equal(foreign.json.message.replace("search_nodes", "no_such_tool"), unknown.json.message, "says no more than for an unknown tool");
+    const own = await t.post("/v1/tools/memory.search_nodes/examples", { examples: ["find the build entity"] }, as("a"));
+    assert.equal(own.status, 200, own.text);
+    assert.ok(own.json.examples.includes("find the build entity"));
+  });
 });

@@ -315,7 +315,7 @@ function routes(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox 
         },
       },
       async (request) =>
-        messageJson(AddExamplesResponseSchema, await deps.addExamples(request.params.name, request.body.examples)),
+        messageJson(AddExamplesResponseSchema, await deps.addExamples(request.tenant, request.params.name, request.body.examples)),
     );
   };
 }

@@ -76,7 +76,7 @@ export interface GatewayDeps {
   /** Throws GatewayError "not_found" for an unknown packet or tool, "conflict" for a packet still running. */
   feedback(tenant: string, input: FeedbackInput): Promise<FeedbackResponse>;
   /** Throws GatewayError "not_found" for a tool the catalog does not have. */
-  addExamples(tool: string, examples: string[]): Promise<AddExamplesResponse>;
+  addExamples(tenant: string, tool: string, examples: string[]): Promise<AddExamplesResponse>;
   /** Pins an MCP tool of the tenant's (or a shared one)'s current definition and lifts its quarantine; GatewayError "not_found" for no such tool. */
   approveTool(tenant: string, name: string): Promise<ToolDefinition>;
   /** True once the gateway can take requests (bus connected, streams there); drives /readyz. */

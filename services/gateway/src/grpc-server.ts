@@ -149,9 +149,9 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
       return deps.feedback(tenant, toFeedbackInput(id, body));
     },
 
-    async addExamples(request) {
+    async addExamples(request, tenant) {
       const { tool, examples } = valid(check.toolExamples, { tool: request.tool, examples: request.examples });
-      return deps.addExamples(tool, examples);
+      return deps.addExamples(tenant, tool, examples);
     },
   };
 }

@@ -147,6 +147,12 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     processMetrics().packetFinished(finishedPacket(packet));
   }
 
+  /** Another tenant's tool is as unknown to this one as a tool that does not exist (the router's words for that). */
+  function hideOthersTool(tenant: string, name: string): void {
+    const tool = tools.get(catalogKey(name));
+    if (tool && !toolVisibleTo(tool, tenant)) throw new GatewayError("not_found", `no tool named ${name}`);
+  }
+
   async function ownPacket(tenant: string, packetId: string): Promise<Packet | undefined> {
     return ownedBy(await loadPacket(packets, packetId), tenant);
   }
@@ -251,12 +257,14 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     feedback: (tenant, input) => whileNatsAvailable(availability, async () => {
       // The router learns from any packet it is told of: only the packet's own tenant may tell it.
       if (!(await ownPacket(tenant, input.packetId))) throw new GatewayError("not_found", `no packet with id ${input.packetId}`);
+      if (input.tool) hideOthersTool(tenant, input.tool);
       const request = create(FeedbackRequestSchema, input);
       const reply = await askRouter(FEEDBACK_SUBJECT, toBinary(FeedbackRequestSchema, request));
       return fromBinary(FeedbackResponseSchema, reply);
     }),
 
-    addExamples: (tool, texts) => whileNatsAvailable(availability, async () => {
+    addExamples: (tenant, tool, texts) => whileNatsAvailable(availability, async () => {
+      hideOthersTool(tenant, tool);
       const request = create(AddExamplesRequestSchema, { tool, examples: texts });
       const reply = await askRouter(EXAMPLES_SUBJECT, toBinary(AddExamplesRequestSchema, request));
       return fromBinary(AddExamplesResponseSchema, reply);

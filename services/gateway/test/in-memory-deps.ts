@@ -161,9 +161,9 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     });
   }
 
-  async addExamples(tool: string, examples: string[]) {
+  async addExamples(tenant: string, tool: string, examples: string[]) {
     this.added.push({ tool, examples });
-    if (!CATALOG.some((t) => t.name === tool)) throw new GatewayError("not_found", `no tool named ${tool}`);
+    if (!ALL_TOOLS.some((t) => t.name === tool && toolVisibleTo(t, tenant))) throw new GatewayError("not_found", `no tool named ${tool}`);
     return create(AddExamplesResponseSchema, { tool, added: examples.length, examples });
   }
 
