@@ -1,56 +1,18 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { Ajv } from "ajv";
-import type { ErrorObject } from "ajv";
-import { parse } from "yaml";
+import { SERVICES } from "@switchyard/fleet";
+import { compose, composeEnvironment, composeService } from "./compose-file.js";
+import { composeValidator, describeErrors, schemasMissing } from "./deploy-schemas.js";
 
-// The Compose Specification's JSON schema, kept offline beside the repository (../shared/schemas/README.md).
-const COMPOSE_SCHEMA = new URL("../../shared/schemas/compose/compose-spec.json", import.meta.url);
-const FLEET = ["gateway", "intent", "embedding-router", "selector", "reviewer", "executor"];
 // OTLP's standard ports: gRPC on 4317, HTTP (protobuf or JSON) on 4318.
 const OTLP_PORTS: Record<string, string> = { grpc: "4317", "http/protobuf": "4318", "http/json": "4318" };
 
-interface Service {
-  image?: string;
-  environment?: Record<string, string | number | boolean | null> | string[];
-  ports?: (string | number | { target: number | string; published?: number | string })[];
-  depends_on?: string[] | Record<string, unknown>;
-}
-interface ComposeFile {
-  services: Record<string, Service>;
-}
-
-// Compose resolves `<<` merge keys (YAML 1.1); the yaml package does so only when asked.
-const compose = parse(readFileSync(new URL("../docker-compose.yml", import.meta.url), "utf8"), {
-  merge: true,
-}) as ComposeFile;
-
-function service(name: string): Service {
-  const found = compose.services[name];
-  assert.ok(found, `docker-compose.yml has no service ${name}`);
-  return found;
-}
-
-/** A service's environment as a map, whichever of the two forms Compose allows it is written in. */
-function environment(name: string): Record<string, string> {
-  const env = service(name).environment ?? {};
-  const entries = Array.isArray(env)
-    ? env.map((line) => [line.split("=", 1)[0]!, line.slice(line.indexOf("=") + 1)])
-    : Object.entries(env).map(([key, value]) => [key, String(value)]);
-  return Object.fromEntries(entries);
-}
-
-/** Container port → published host port, from the short ("[ip:]host:container[/proto]") or long syntax. */
+/** Container port → published host port, from the short syntax "[ip:]host:container[/proto]". */
 function publishedPorts(name: string): Map<string, string | undefined> {
   const ports = new Map<string, string | undefined>();
-  for (const port of service(name).ports ?? []) {
-    if (typeof port === "object") {
-      ports.set(String(port.target), port.published === undefined ? undefined : String(port.published));
-    } else {
-      const parts = String(port).replace(/\/(tcp|udp)$/, "").split(":");
-      ports.set(parts.at(-1)!, parts.length > 1 ? parts.at(-2) : undefined);
-    }
+  for (const port of composeService(name).ports ?? []) {
+    const parts = port.replace(/\/(tcp|udp)$/, "").split(":");
+    ports.set(parts.at(-1)!, parts.length > 1 ? parts.at(-2) : undefined);
   }
   return ports;
 }
@@ -62,35 +24,62 @@ function target(url: string): { host: string; port: string } {
   return { host: hostname, port };
 }
 
-function describeErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message ?? ""} ${JSON.stringify(error.params)}`).join("\n");
+/** The named volume mounted at `path` in a service. */
+function volumeAt(name: string, path: string): string | undefined {
+  const mount = (composeService(name).volumes ?? []).find((volume) => volume.split(":")[1] === path);
+  return mount?.split(":")[0];
 }
 
 describe("docker-compose.yml", () => {
-  const schemaMissing = existsSync(COMPOSE_SCHEMA) ? false : `no Compose schema at ${COMPOSE_SCHEMA.pathname}`;
-  if (schemaMissing) console.log(`compose schema validation skipped: ${schemaMissing}`);
+  if (schemasMissing) console.log(`compose schema validation skipped: ${schemasMissing}`);
 
-  it("compose - the file is valid against the Compose Specification schema", { skip: schemaMissing }, () => {
-    // The schema declares draft-07 under an https URI Ajv does not know: Ajv's default
-    // draft-07 dialect is the right one, the meta-schema check is left out.
-    const ajv = new Ajv({ strict: false, validateSchema: false, allErrors: true });
-    const validate = ajv.compile(JSON.parse(readFileSync(COMPOSE_SCHEMA, "utf8")) as object);
+  it("compose - the file is valid against the Compose Specification schema", { skip: schemasMissing }, () => {
+    const validate = composeValidator();
     assert.ok(validate(compose), `docker-compose.yml breaks the Compose schema:\n${describeErrors(validate.errors)}`);
     // The schema really checks services: a misspelled key is refused.
-    const misspelled = { ...compose, services: { ...compose.services, gateway: { ...service("gateway"), imagee: "x" } } };
+    const misspelled = { ...compose, services: { ...compose.services, gateway: { ...composeService("gateway"), imagee: "x" } } };
     assert.equal(validate(misspelled), false, "the schema accepted a service key Compose does not know");
   });
 
-  it("compose - Jaeger v2 runs with its UI published on 16686", () => {
-    assert.match(service("jaeger").image ?? "", /^jaegertracing\/jaeger:2\.\d+\.\d+$/);
-    const ports = publishedPorts("jaeger");
-    assert.ok(ports.get("16686"), `jaeger does not publish its UI port 16686: ${JSON.stringify(service("jaeger").ports)}`);
+  it("compose - each service is built from the one Dockerfile, checked for health, and waits for a healthy NATS", () => {
+    for (const name of SERVICES) {
+      const service = composeService(name);
+      assert.deepEqual(service.build, { context: ".", dockerfile: "deploy/Dockerfile", args: { SERVICE: name } }, `${name} is built otherwise`);
+      assert.match(service.healthcheck?.test.join(" ") ?? "", /\/readyz/, `${name} has no /readyz healthcheck`);
+      assert.equal(service.depends_on?.["nats"]?.condition, "service_healthy", `${name} does not wait for a healthy NATS`);
+      assert.equal(service.read_only, true, `${name}'s root filesystem is writable`);
+      assert.deepEqual(service.cap_drop, ["ALL"], `${name} keeps Linux capabilities`);
+    }
+    assert.equal(composeService("embedding-router").depends_on?.["qdrant"]?.condition, "service_healthy");
   });
 
-  it("compose - every service exports its traces to Jaeger over OTLP, under a name of its own", () => {
+  it("compose - NATS keeps JetStream and Qdrant its index on named volumes", () => {
+    const nats = composeService("nats");
+    assert.match(nats.image ?? "", /^nats:2\.\d+/);
+    assert.match(nats.healthcheck?.test.join(" ") ?? "", /js-enabled-only/);
+    const natsVolume = volumeAt("nats", "/data");
+    assert.ok(natsVolume && compose.volumes && natsVolume in compose.volumes, "nats has no named volume at /data");
+    assert.ok(String((nats as { command?: string[] }).command).includes("--jetstream"), "nats runs without JetStream");
+    const qdrantVolume = volumeAt("qdrant", "/qdrant/storage");
+    assert.ok(qdrantVolume && compose.volumes && qdrantVolume in compose.volumes, "qdrant has no named volume at /qdrant/storage");
+    assert.ok(volumeAt("embedding-router", "/data"), "the router's embedded index is not kept on a volume");
+    assert.ok(volumeAt("executor", "/data"), "the MCP servers' data is not kept on a volume");
+  });
+
+  it("compose - the gateway publishes its HTTP and gRPC ports", () => {
+    const ports = publishedPorts("gateway");
+    assert.ok(ports.get("8080") && ports.get("50051"), `gateway ports: ${JSON.stringify(composeService("gateway").ports)}`);
+  });
+
+  it("compose - Jaeger v2 runs with its UI published on 16686", () => {
+    assert.match(composeService("jaeger").image ?? "", /^jaegertracing\/jaeger:2\.\d+\.\d+$/);
+    assert.ok(publishedPorts("jaeger").get("16686"), `jaeger does not publish its UI port 16686: ${JSON.stringify(composeService("jaeger").ports)}`);
+  });
+
+  it("compose - every service exports its traces to Jaeger over OTLP, under a name of its own; an empty endpoint in .env turns it off", () => {
     const names = new Map<string, string>();
-    for (const name of FLEET) {
-      const env = environment(name);
+    for (const name of SERVICES) {
+      const env = composeEnvironment(name);
       const endpoint = env["OTEL_EXPORTER_OTLP_ENDPOINT"];
       assert.ok(endpoint, `${name} has no OTEL_EXPORTER_OTLP_ENDPOINT`);
       const protocol = env["OTEL_EXPORTER_OTLP_PROTOCOL"] ?? "http/protobuf";
@@ -101,17 +90,17 @@ describe("docker-compose.yml", () => {
       assert.ok(serviceName, `${name} has no OTEL_SERVICE_NAME`);
       assert.equal(names.get(serviceName), undefined, `${name} and ${names.get(serviceName)} share OTEL_SERVICE_NAME ${serviceName}`);
       names.set(serviceName, name);
+      assert.ok(composeService(name).depends_on?.["jaeger"], `${name} does not depend on jaeger`);
 
-      const dependsOn = service(name).depends_on ?? [];
-      const dependencies = Array.isArray(dependsOn) ? dependsOn : Object.keys(dependsOn);
-      assert.ok(dependencies.includes("jaeger"), `${name} does not depend on jaeger`);
+      assert.equal(composeEnvironment(name, { OTEL_EXPORTER_OTLP_ENDPOINT: "" })["OTEL_EXPORTER_OTLP_ENDPOINT"], "", `${name} ignores .env's endpoint`);
     }
   });
 
-  it("compose - the embedding-router keeps its tool index in the qdrant service", () => {
-    assert.match(service("qdrant").image ?? "", /^qdrant\/qdrant:/);
-    const url = environment("embedding-router")["QDRANT_URL"];
+  it("compose - the embedding-router keeps its tool index in the qdrant service; an empty QDRANT_URL in .env switches to the embedded index", () => {
+    assert.match(composeService("qdrant").image ?? "", /^qdrant\/qdrant:/);
+    const url = composeEnvironment("embedding-router")["QDRANT_URL"];
     assert.ok(url, "embedding-router has no QDRANT_URL");
     assert.deepEqual(target(url), { host: "qdrant", port: "6333" });
+    assert.equal(composeEnvironment("embedding-router", { QDRANT_URL: "" })["QDRANT_URL"], "");
   });
 });
