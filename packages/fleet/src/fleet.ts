@@ -26,6 +26,12 @@ export interface FleetOptions {
   readyTimeoutMs?: number;
   /** Processes per service at start. @default 1 each */
   replicas?: Partial<Record<ServiceName, number>>;
+  /**
+   * A folder holding a service's production bundle (scripts/bundle-service.mjs):
+   * the service runs from there, with only the bundle's node_modules, instead of
+   * from services/<name> in the workspace.
+   */
+  bundles?: Partial<Record<ServiceName, string>>;
 }
 
 export interface ServiceProcess {
@@ -75,8 +81,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
 
   const launch = (name: ServiceName): Promise<ServiceProcess> => {
-    const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
-      cwd: REPO_ROOT,
+    const bundle = options.bundles?.[name];
+    const child = spawn(process.execPath, [bundle ? "dist/main.js" : `services/${name}/dist/main.js`], {
+      cwd: bundle ?? REPO_ROOT,
       env: localModeByDefault({ ...process.env, NATS_URL: options.natsUrl, ...options.env, ...options.serviceEnv?.[name] }),
       stdio: ["ignore", "pipe", "pipe"],
     });
