@@ -72,10 +72,10 @@ export interface ToolPayload {
 }
 
 /** The collection: a named cosine dense vector of the embedder's size and a named sparse vector with the IDF modifier. */
-export function collectionBody(dimensions: number): Schemas["CreateCollection"] {
+export function collectionBody(dimensions: number, replicationFactor = 1): Schemas["CreateCollection"] {
   const dense: Schemas["VectorParams"] = { size: dimensions, distance: "Cosine" };
   const sparse: Schemas["SparseVectorParams"] = { modifier: "idf" };
-  return { vectors: { [DENSE_VECTOR]: dense }, sparse_vectors: { [SPARSE_VECTOR]: sparse } };
+  return { vectors: { [DENSE_VECTOR]: dense }, sparse_vectors: { [SPARSE_VECTOR]: sparse }, replication_factor: replicationFactor };
 }
 
 /** A keyword index per filtered payload key. */
@@ -305,6 +305,8 @@ export interface QdrantIndexOptions {
   collection?: string;
   /** Each request to Qdrant gives up after this long. @default DEFAULT_QDRANT_TIMEOUT_MS */
   timeoutMs?: number;
+  /** Copies of each shard a new collection keeps on a Qdrant cluster (its replication_factor). @default 1 */
+  replicationFactor?: number;
   /** @default DEFAULT_RELATED_WEIGHT */
   relatedWeight?: number;
   /** Sparse vector settings (BM25, name weight, average length). */
@@ -501,7 +503,7 @@ export class QdrantIndex implements ToolIndex {
     const { collections } = await this.client.getCollections();
     const generations = collections.map((c) => generationOf(this.alias, c.name) ?? 0);
     const name = generationName(this.alias, Math.max(0, ...generations) + 1);
-    await this.client.createCollection(name, { ...collectionBody(this.dimensions), timeout: this.serverTimeout });
+    await this.client.createCollection(name, { ...collectionBody(this.dimensions, this.options.replicationFactor), timeout: this.serverTimeout });
     for (const body of payloadIndexBodies()) {
       await this.client.createPayloadIndex(name, { ...body, wait: true, timeout: this.serverTimeout });
     }

@@ -47,11 +47,13 @@ const lights = tool({
 });
 
 describe("qdrant request bodies (no server)", () => {
-  it("qdrant - the collection has a named cosine dense vector and a named sparse vector with the IDF modifier", () => {
+  it("qdrant - the collection has a named cosine dense vector and a named sparse vector with the IDF modifier, replicated as asked", () => {
     assert.deepEqual(collectionBody(1024), {
       vectors: { [DENSE_VECTOR]: { size: 1024, distance: "Cosine" } },
       sparse_vectors: { [SPARSE_VECTOR]: { modifier: "idf" } },
+      replication_factor: 1,
     });
+    assert.equal(collectionBody(1024, 3).replication_factor, 3);
   });
 
   it("qdrant - tool, pool, domains and tenant (and the bookkeeping keys role and hash) get keyword indexes", () => {

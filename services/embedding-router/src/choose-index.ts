@@ -5,7 +5,7 @@ import type { Config } from "./config.js";
 
 export type IndexSettings = Pick<
   Config,
-  "QDRANT_URL" | "QDRANT_API_KEY" | "QDRANT_COLLECTION" | "QDRANT_TIMEOUT_MS" | "ROUTER_DATA_DIR" | "ROUTER_DENSE_WEIGHT"
+  "QDRANT_URL" | "QDRANT_API_KEY" | "QDRANT_COLLECTION" | "QDRANT_TIMEOUT_MS" | "QDRANT_REPLICATION_FACTOR" | "ROUTER_DATA_DIR" | "ROUTER_DENSE_WEIGHT"
 >;
 
 /** Where the embedded index keeps its tool vectors under the data dir. */
@@ -30,6 +30,7 @@ export async function chooseIndex(
       url: settings.QDRANT_URL,
       collection: settings.QDRANT_COLLECTION,
       timeoutMs: settings.QDRANT_TIMEOUT_MS,
+      replicationFactor: settings.QDRANT_REPLICATION_FACTOR,
       ...(settings.QDRANT_API_KEY ? { apiKey: settings.QDRANT_API_KEY } : {}),
     });
   }

@@ -84,6 +84,12 @@ export const configSchema = {
       default: DEFAULT_QDRANT_TIMEOUT_MS,
       description: "Limit of every request to Qdrant",
     },
+    QDRANT_REPLICATION_FACTOR: {
+      type: "integer",
+      minimum: 1,
+      default: 1,
+      description: "Copies of each shard of a collection the router creates, on a Qdrant cluster (replication_factor); a collection made before keeps its own",
+    },
     ROUTER_DATA_DIR: {
       type: "string",
       minLength: 1,
@@ -159,6 +165,8 @@ export interface Config {
   QDRANT_COLLECTION: string;
   /** @default 5000 */
   QDRANT_TIMEOUT_MS: number;
+  /** @default 1 */
+  QDRANT_REPLICATION_FACTOR: number;
   /** @default ".switchyard/router" */
   ROUTER_DATA_DIR: string;
   /** @default 2 */
@@ -191,6 +199,7 @@ export function defaultConfig(): Config {
     ROUTER_DENSE_WEIGHT: p.ROUTER_DENSE_WEIGHT.default,
     QDRANT_COLLECTION: p.QDRANT_COLLECTION.default,
     QDRANT_TIMEOUT_MS: p.QDRANT_TIMEOUT_MS.default,
+    QDRANT_REPLICATION_FACTOR: p.QDRANT_REPLICATION_FACTOR.default,
     ROUTER_DATA_DIR: p.ROUTER_DATA_DIR.default,
     ROUTER_MAX_QUERY_TURNS: p.ROUTER_MAX_QUERY_TURNS.default,
     LEARN_FROM_USE: p.LEARN_FROM_USE.default,
