@@ -295,6 +295,7 @@ describe("route", () => {
         ROUTER_DENSE_WEIGHT: 0.4,
         QDRANT_COLLECTION: "switchyard-tools",
         QDRANT_TIMEOUT_MS: 5000,
+        QDRANT_REPLICATION_FACTOR: 1,
         ROUTER_DATA_DIR: ".switchyard/router",
         ROUTER_MAX_QUERY_TURNS: 2,
         LEARN_FROM_USE: true,
