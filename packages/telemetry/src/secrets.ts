@@ -27,16 +27,6 @@ export function maskSecrets(text: string): string {
   return out.replace(ASSIGNMENT, (_match, name: string, sep: string, quote: string, value: string) => `${name}${sep}${quote}${value.slice(0, 2)}${MASK}`);
 }
 
-/** A copy of `value` with every string in it masked (objects and arrays walked, at most `depth` deep). */
-export function maskDeep(value: unknown, depth = 8): unknown {
-  if (typeof value === "string") return maskSecrets(value);
-  if (depth <= 0 || value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map((item) => maskDeep(item, depth - 1));
-  // pino would serialise an Error itself, unmasked: log its masked parts instead.
-  if (value instanceof Error) return { type: value.name, message: maskSecrets(value.message), stack: maskSecrets(value.stack ?? "") };
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskDeep(item, depth - 1)]));
-}
-
 /** For recording content on spans (opt-in): masked, then cut to `maxChars`. */
 export function recordableText(text: string, maxChars: number): string {
   const masked = maskSecrets(text);

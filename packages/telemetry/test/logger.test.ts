@@ -45,4 +45,16 @@ describe("logger", () => {
     assert.equal(line!["header"], "Bear****");
     assert.deepEqual(line!["nested"], { key: "sk-a****" });
   });
+
+  it("logger - secrets are masked in arrays, deep objects and errors with their stacks", () => {
+    const { logger, lines } = capturing();
+    logger.error({ list: ["sk-abcdefghijklmnop1234"], deep: { a: { b: { c: { d: "password=hunter22" } } } }, err: new Error("bad key sk-abcdefghijklmnop1234") }, "failed");
+    const [line] = lines();
+    assert.deepEqual(line!["list"], ["sk-a****"]);
+    assert.deepEqual(line!["deep"], { a: { b: { c: { d: "password=hu****" } } } });
+    const err = line!["err"] as { message: string; stack: string };
+    assert.equal(err.message, "bad key sk-a****");
+    assert.ok(err.stack.startsWith("Error: bad key sk-a****\n"), err.stack);
+    assert.ok(!JSON.stringify(line).includes("hunter22") && !JSON.stringify(line).includes("ijklmnop"));
+  });
 });
