@@ -32,6 +32,8 @@ export class Bm25Index {
   private lengths = new Float64Array(0);
   private readonly freeSlots: number[] = [];
   private totalLength = 0;
+  /** Each slot's length-normalised k1, the BM25 denominator's constant part: made at the first search after a change. */
+  private norms: Float64Array | undefined;
 
   constructor(private readonly params: Bm25Params = DEFAULT_BM25) {}
 
@@ -41,6 +43,7 @@ export class Bm25Index {
 
   set(id: string, terms: ReadonlyMap<string, number>): void {
     this.delete(id);
+    this.norms = undefined;
     const slot = this.freeSlots.pop() ?? this.ids.length;
     if (slot >= this.lengths.length) {
       const grown = new Float64Array(Math.max(16, this.lengths.length * 2));
@@ -65,6 +68,7 @@ export class Bm25Index {
   delete(id: string): boolean {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return false;
+    this.norms = undefined;
     for (const term of this.docTerms[slot]!.keys()) {
       const posting = this.postings.get(term);
       if (!posting) continue;
@@ -85,6 +89,14 @@ export class Bm25Index {
     return true;
   }
 
+  private normsNow(): Float64Array {
+    const { k1, b } = this.params;
+    const norm = new Float64Array(this.ids.length);
+    const avgLength = this.totalLength / this.slotOf.size;
+    for (let i = 0; i < norm.length; i++) norm[i] = k1 * (1 - b + (b * this.lengths[i]!) / avgLength);
+    return norm;
+  }
+
   /** Robertson–Spärck Jones IDF, +1 inside the log so it never goes negative for very common terms. */
   idf(term: string): number {
     const df = this.postings.get(term)?.slots.length ?? 0;
@@ -101,15 +113,25 @@ export class Bm25Index {
    * the catalog's size or the query's length.
    */
   score(query: readonly QueryTerm[]): { scores: Map<string, number>; reference: number } {
-    const scores = new Map<string, number>();
+    const { matched, total, reference } = this.scoreSlots(query);
+    return { scores: new Map(matched.map((slot) => [this.ids[slot]!, total[slot]!])), reference };
+  }
+
+  /** A document's slot, what `scoreSlots` reports scores by; undefined when it is not indexed. */
+  slot(id: string): number | undefined {
+    return this.slotOf.get(id);
+  }
+
+  /**
+   * `score` by slot, for a caller that scans many documents: the slots that
+   * matched, and every slot's score (0 for the others).
+   */
+  scoreSlots(query: readonly QueryTerm[]): { matched: number[]; total: Float64Array; reference: number } {
     const n = this.slotOf.size;
-    if (n === 0) return { scores, reference: 0 };
-    const { k1, b } = this.params;
+    if (n === 0) return { matched: [], total: new Float64Array(0), reference: 0 };
+    const { k1 } = this.params;
     const slots = this.ids.length;
-    // the length-normalised k1 of each document, the denominator's constant part
-    const norm = new Float64Array(slots);
-    const avgLength = this.totalLength / n;
-    for (let i = 0; i < slots; i++) norm[i] = k1 * (1 - b + (b * this.lengths[i]!) / avgLength);
+    const norm = (this.norms ??= this.normsNow());
     const total = new Float64Array(slots);
     const best = new Float64Array(slots);
     const matched: number[] = [];
@@ -139,8 +161,7 @@ export class Bm25Index {
         best[slot] = 0;
       }
     }
-    for (const slot of matched) scores.set(this.ids[slot]!, total[slot]!);
-    return { scores, reference };
+    return { matched, total, reference };
   }
 }
 

@@ -9,6 +9,8 @@
 export class NameIndex {
   private readonly names = new Map<string, readonly string[]>();
   private readonly df = new Map<string, number>();
+  /** The ids whose name has a stem: a query reaches the names it can cover without looking at the rest. */
+  private readonly byStem = new Map<string, Set<string>>();
   /** idf by stem, filled as searches ask; any change to the names empties it. */
   private readonly idfs = new Map<string, number>();
 
@@ -17,7 +19,12 @@ export class NameIndex {
     this.idfs.clear();
     const unique = [...new Set(stems)];
     this.names.set(id, unique);
-    for (const s of unique) this.df.set(s, (this.df.get(s) ?? 0) + 1);
+    for (const s of unique) {
+      this.df.set(s, (this.df.get(s) ?? 0) + 1);
+      let ids = this.byStem.get(s);
+      if (!ids) this.byStem.set(s, (ids = new Set()));
+      ids.add(id);
+    }
   }
 
   delete(id: string): boolean {
@@ -28,6 +35,9 @@ export class NameIndex {
       const n = (this.df.get(s) ?? 1) - 1;
       if (n > 0) this.df.set(s, n);
       else this.df.delete(s);
+      const ids = this.byStem.get(s);
+      ids?.delete(id);
+      if (ids?.size === 0) this.byStem.delete(s);
     }
     this.names.delete(id);
     return true;
@@ -49,6 +59,16 @@ export class NameIndex {
       matched += idf * (matches.get(s) ?? 0);
     }
     return total > 0 ? matched / total : 0;
+  }
+
+  /** `coverage` of every name the query matches at all; the names left out cover nothing of it. */
+  coverages(matches: ReadonlyMap<string, number>): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [stem, weight] of matches) {
+      if (weight <= 0) continue;
+      for (const id of this.byStem.get(stem) ?? []) if (!out.has(id)) out.set(id, this.coverage(id, matches));
+    }
+    return out;
   }
 
   private idf(stem: string): number {

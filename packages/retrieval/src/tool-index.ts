@@ -7,9 +7,11 @@ import { relatedStems } from "./concepts.js";
 import type { Embedder } from "./embedder.js";
 import type { EmbeddingCache } from "./embedding-cache.js";
 import { NameIndex } from "./name-match.js";
-import { QueryVector } from "./query-vector.js";
+import { storeVector } from "./stored-vector.js";
+import type { StoredVector } from "./stored-vector.js";
 import { tokenize, toolFields } from "./text.js";
-import { topK } from "./top-k.js";
+import { topK, TopList } from "./top-k.js";
+import { VectorBlock } from "./vector-block.js";
 
 export interface ScoredTool {
   tool: ToolDefinition;
@@ -120,7 +122,7 @@ interface Entry {
   tool: ToolDefinition;
   hash: string;
   /** One vector for the tool's whole text, one per example request; the best match counts. */
-  vectors: Float32Array[];
+  vectors: StoredVector[];
 }
 
 /** A content hash over what is indexed (name, description, input schema, examples); key order does not matter. */
@@ -152,11 +154,13 @@ export function toolContentHash(tool: ToolDefinition): string {
  * tools keep the better of their two scores, so a tool that one line asks
  * for is not crowded out by the words of the others.
  *
- * All parts are in [0, 1], so is the score. Every search scans all tools:
- * about 0.1 ms for 200 tools and 0.8 ms for 2,000 (`pnpm eval`, bench/README.md).
+ * All parts are in [0, 1], so is the score. Every search scans all tools
+ * (`pnpm bench route-scale` measures it from 100 to 100,000 tools).
  */
 export class EmbeddedIndex implements ToolIndex {
   private readonly entries = new Map<string, Entry>();
+  /** The entries in scan order with their vectors packed, made again after the entries change. */
+  private packed: { entries: Entry[]; positionOfSlot: Int32Array; position: Map<string, number>; vectors: VectorBlock } | undefined;
   private readonly sparse: Bm25Index;
   private readonly names = new NameIndex();
   private readonly denseWeight: number;
@@ -214,9 +218,10 @@ export class EmbeddedIndex implements ToolIndex {
       }
       let at = 0;
       for (const c of changed) {
-        const own = vectors.slice(at, at + c.texts.length);
+        const own = vectors.slice(at, at + c.texts.length).map(storeVector);
         at += c.texts.length;
         this.entries.set(c.tool.name, { tool: c.tool, hash: c.hash, vectors: own });
+        this.packed = undefined;
         this.sparse.set(c.tool.name, this.termsOf(c.tool));
         this.names.set(c.tool.name, tokenize(ownName(c.tool)));
       }
@@ -228,6 +233,7 @@ export class EmbeddedIndex implements ToolIndex {
     return this.serialize(() => {
       this.sparse.delete(name);
       this.names.delete(name);
+      this.packed = undefined;
       return Promise.resolve(this.entries.delete(name));
     });
   }
@@ -262,26 +268,54 @@ export class EmbeddedIndex implements ToolIndex {
   private rank(query: string, queryVector: Float32Array | undefined, opts: SearchOptions): ScoredTool[] {
     const terms = tokenize(query);
     if (terms.length === 0) return [];
-    const dense = queryVector ? new QueryVector(queryVector) : undefined;
     const expanded = terms.map((term) => this.expand(term));
-    const { scores: bm25, reference } = this.sparse.score(expanded);
+    const bm25 = this.sparse.scoreSlots(expanded);
     // the best tool scores 1 when it covers the query at least as well as the reference; others in proportion
-    let scale = reference;
-    for (const s of bm25.values()) scale = Math.max(scale, s);
+    let scale = bm25.reference;
+    for (const slot of bm25.matched) scale = Math.max(scale, bm25.total[slot]!);
     const matches = new Map<string, number>();
     for (const { term, weight } of expanded.flat()) matches.set(term, Math.max(matches.get(term) ?? 0, weight));
 
-    const results: ScoredTool[] = [];
-    for (const [name, entry] of this.entries) {
-      if (!matchesFilter(entry.tool, opts.filter)) continue;
-      let cosine = 0;
-      if (dense) for (const v of entry.vectors) cosine = Math.max(cosine, dense.dot(v));
-      const lexical = scale > 0 ? (bm25.get(name) ?? 0) / scale : 0;
-      const sparse = (1 - this.nameMatchWeight) * lexical + this.nameMatchWeight * this.names.coverage(name, matches);
-      const score = dense ? this.denseWeight * cosine + (1 - this.denseWeight) * sparse : sparse;
-      if (score > 0) results.push({ tool: entry.tool, score: Math.min(1, score) });
+    // Every tool's score by scan position, in typed arrays: the sparse part only
+    // for the tools the query matches (BM25's postings, the names it covers).
+    const { entries, positionOfSlot, position, vectors } = this.pack();
+    const scores = new Float64Array(entries.length);
+    if (scale > 0) for (const slot of bm25.matched) scores[positionOfSlot[slot]!] = ((1 - this.nameMatchWeight) * bm25.total[slot]!) / scale;
+    for (const [name, c] of this.names.coverages(matches)) scores[position.get(name)!]! += this.nameMatchWeight * c;
+    if (queryVector && entries.length > 0) {
+      const dots = vectors.dots(queryVector);
+      for (let t = 0; t < entries.length; t++) scores[t] = this.denseWeight * vectors.best(t, dots) + (1 - this.denseWeight) * scores[t]!;
     }
-    return topK(results, opts.limit, (r) => r.score, (r) => r.tool.name);
+
+    // Only a tool that would enter the top becomes a result; below the top's last score none can.
+    const top = new TopList<ScoredTool>(opts.limit, (r) => r.score, (r) => r.tool.name);
+    let floor = 0;
+    for (let t = 0; t < entries.length; t++) {
+      const score = Math.min(1, scores[t]!);
+      if (score <= 0 || score < floor) continue;
+      const tool = entries[t]!.tool;
+      if (opts.filter && !matchesFilter(tool, opts.filter)) continue;
+      if (!top.admits(score, tool.name)) continue;
+      top.offer({ tool, score });
+      if (top.items.length === opts.limit) floor = top.items[opts.limit - 1]!.score;
+    }
+    return top.items;
+  }
+
+  private pack(): NonNullable<EmbeddedIndex["packed"]> {
+    if (!this.packed) {
+      const entries = [...this.entries.values()];
+      const slots = entries.map((entry) => this.sparse.slot(entry.tool.name)!);
+      const positionOfSlot = new Int32Array(slots.reduce((most, slot) => Math.max(most, slot + 1), 0));
+      slots.forEach((slot, t) => (positionOfSlot[slot] = t));
+      this.packed = {
+        entries,
+        positionOfSlot,
+        position: new Map(entries.map((entry, t) => [entry.tool.name, t])),
+        vectors: new VectorBlock(entries.map((entry) => entry.vectors)),
+      };
+    }
+    return this.packed;
   }
 
   /** Through the vector cache when there is one: only texts it does not hold reach the embedder. */

@@ -1,25 +1,53 @@
 /**
- * The `limit` best items, best first: higher score, then the smaller name.
- * A search keeps a handful out of thousands, so a short sorted list that only
- * admits items beating its last one does less work than sorting them all.
+ * The best `limit` items offered so far, best first: higher score, then the
+ * smaller name. A search keeps a handful out of thousands, so a short sorted
+ * list that only admits items beating its last one does less work than
+ * sorting them all; `admits` lets a caller skip building an item that would
+ * not get in.
  */
-export function topK<T>(items: readonly T[], limit: number, score: (item: T) => number, name: (item: T) => string): T[] {
-  const better = (a: T, b: T): boolean => {
-    const d = score(a) - score(b);
-    return d !== 0 ? d > 0 : name(a) < name(b);
-  };
-  const top: T[] = [];
-  if (limit <= 0) return top;
-  // asked for a good share of them (core tools' scores), sorting wins
-  if (limit * 8 >= items.length) return [...items].sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0)).slice(0, limit);
-  for (const item of items) {
-    if (top.length === limit && !better(item, top[limit - 1]!)) continue;
-    let at = top.length === limit ? limit - 1 : top.length;
-    while (at > 0 && better(item, top[at - 1]!)) {
-      top[at] = top[at - 1]!;
+export class TopList<T> {
+  readonly items: T[] = [];
+
+  constructor(
+    private readonly limit: number,
+    private readonly score: (item: T) => number,
+    private readonly name: (item: T) => string,
+  ) {}
+
+  /** Whether an item with this score and name would enter the list now. */
+  admits(score: number, name: string): boolean {
+    if (this.limit <= 0) return false;
+    if (this.items.length < this.limit) return true;
+    const last = this.items[this.limit - 1]!;
+    const d = score - this.score(last);
+    return d !== 0 ? d > 0 : name < this.name(last);
+  }
+
+  offer(item: T): void {
+    if (!this.admits(this.score(item), this.name(item))) return;
+    let at = this.items.length === this.limit ? this.limit - 1 : this.items.length;
+    while (at > 0 && this.better(item, this.items[at - 1]!)) {
+      this.items[at] = this.items[at - 1]!;
       at--;
     }
-    top[at] = item;
+    this.items[at] = item;
   }
-  return top;
+
+  private better(a: T, b: T): boolean {
+    const d = this.score(a) - this.score(b);
+    return d !== 0 ? d > 0 : this.name(a) < this.name(b);
+  }
+}
+
+/** The `limit` best items, best first (TopList's order). */
+export function topK<T>(items: readonly T[], limit: number, score: (item: T) => number, name: (item: T) => string): T[] {
+  if (limit <= 0) return [];
+  // asked for a good share of them (core tools' scores), sorting wins
+  if (limit * 8 >= items.length) {
+    const order = (a: T, b: T) => score(b) - score(a) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
+    return [...items].sort(order).slice(0, limit);
+  }
+  const top = new TopList(limit, score, name);
+  for (const item of items) top.offer(item);
+  return top.items;
 }

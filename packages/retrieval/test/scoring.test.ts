@@ -5,7 +5,8 @@ import { Bm25Index } from "../src/bm25.js";
 import { dot, LocalEmbedder, normalize } from "../src/embedder.js";
 import { NameIndex } from "../src/name-match.js";
 import { mulberry32 as prng } from "../src/seeded-random.js";
-import { QueryVector } from "../src/query-vector.js";
+import { storeVector } from "../src/stored-vector.js";
+import { VectorBlock } from "../src/vector-block.js";
 import { EmbeddedIndex } from "../src/tool-index.js";
 import { topK } from "../src/top-k.js";
 
@@ -90,17 +91,26 @@ describe("scoring", () => {
     }
   });
 
-  it("scoring - the query vector's dot product equals the plain one, sparse or dense", () => {
+  it("scoring - the vector block's dot products equal the plain ones, for sparse and whole vectors alike", () => {
     const embedder = new LocalEmbedder();
     const query = embedder.embedOne("read the file notes/todo.md");
     const tool = embedder.embedOne("filesystem read text file: read the complete contents of a file");
-    assert.ok(Math.abs(new QueryVector(query).dot(tool) - dot(query, tool)) < 1e-6);
+    const example = embedder.embedOne("show me what notes/todo.md says");
+    const stored = storeVector(tool);
+    assert.ok(!(stored instanceof Float32Array), "the local embedder's vector is kept sparse");
+    const block = new VectorBlock([[], [stored, storeVector(example)]]);
+    const dots = block.dots(query);
+    assert.equal(block.best(0, dots), 0, "a tool without vectors");
+    assert.ok(Math.abs(block.best(1, dots) - Math.max(dot(query, tool), dot(query, example))) < 1e-6);
 
     const random = prng(5);
     const dense = normalize(Float32Array.from({ length: 64 }, () => random() - 0.5));
     const other = normalize(Float32Array.from({ length: 64 }, () => random() - 0.5));
-    assert.ok(Math.abs(new QueryVector(dense).dot(other) - dot(dense, other)) < 1e-6);
-    assert.throws(() => new QueryVector(query).dot(new Float32Array(16)), /lengths differ/);
+    assert.ok(storeVector(other) instanceof Float32Array, "a model's dense vector is kept whole");
+    const mixed = new VectorBlock([[storeVector(other)]]);
+    assert.ok(Math.abs(mixed.best(0, mixed.dots(dense)) - Math.max(0, dot(dense, other))) < 1e-6);
+    assert.throws(() => new VectorBlock([[stored], [storeVector(other)]]), /lengths differ/);
+    assert.throws(() => block.dots(dense), /lengths differ/);
   });
 
   it("scoring - name coverage follows the catalog as names come and go", () => {
