@@ -41,7 +41,7 @@ export function selectionTable(results: readonly SelectionResult[]): string {
 }
 
 /** A Markdown table, its columns from `firstNumeric` on right-aligned. */
-function markdownTable(head: readonly string[], rows: readonly (readonly string[])[], firstNumeric: number): string {
+export function markdownTable(head: readonly string[], rows: readonly (readonly string[])[], firstNumeric: number): string {
   const line = (cells: readonly string[]): string => `| ${cells.join(" | ")} |`;
   return [line(head), line(head.map((_, i) => (i < firstNumeric ? "---" : "---:"))), ...rows.map(line)].join("\n");
 }

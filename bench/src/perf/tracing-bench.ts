@@ -15,6 +15,8 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startLocalNats } from "@switchyard/local-nats";
+import type { BenchResult } from "./bench-result.js";
+import { latencySummary, rate } from "./bench-result.js";
 
 const HOPS = fileURLToPath(new URL("tracing-hops.js", import.meta.url));
 
@@ -25,7 +27,10 @@ export interface TracingBenchOptions {
 
 export interface TracingBenchRow {
   mode: string;
+  /** The median of the rounds. */
   msPerPacket: number;
+  /** Each round's ms per packet hop. */
+  rounds: number[];
 }
 
 export async function benchTracing(options: TracingBenchOptions): Promise<TracingBenchRow[]> {
@@ -58,11 +63,28 @@ export async function benchTracing(options: TracingBenchOptions): Promise<Tracin
   } finally {
     await new Promise<void>((resolve) => sink.close(() => resolve()));
   }
-  return modes.map(([mode]) => ({ mode, msPerPacket: median(samples.get(mode)!) }));
+  return modes.map(([mode]) => ({ mode, msPerPacket: median(samples.get(mode)!), rounds: samples.get(mode)! }));
 }
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * The rows as bench results: p50 and p99 are over the rounds' ms per packet hop (with a
+ * few rounds, p99 is the slowest round), throughput is packet hops per second at the
+ * median, and the ratio is each mode's median over the SDK-disabled one.
+ */
+export function tracingResults(rows: readonly TracingBenchRow[], options: TracingBenchOptions): BenchResult[] {
+  const floor = rows[0]!.msPerPacket;
+  return rows.map((row) => ({
+    bench: "tracing",
+    config: { mode: row.mode, packets: options.packets, rounds: options.rounds },
+    ...latencySummary(row.rounds),
+    throughput: rate(1000 / row.msPerPacket),
+    ratio: rate(row.msPerPacket / floor),
+    ratioOf: "ms per hop / sdk disabled",
+  }));
 }
