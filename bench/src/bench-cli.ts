@@ -5,16 +5,12 @@ import { fileURLToPath } from "node:url";
 import { BENCH_USAGE, parseBenchArgs } from "./perf/bench-args.js";
 import type { BenchArgs } from "./perf/bench-args.js";
 import { jsonLines, resultTable, writeResults } from "./perf/bench-result.js";
-import type { BenchResult } from "./perf/bench-result.js";
+import type { BenchRun } from "./perf/bench-result.js";
+import { benchRouteScale } from "./perf/route-scale.js";
 import { benchTracing, tracingResults } from "./perf/tracing-bench.js";
 
 /** bench/results beside this package's dist/ (or src/ under tsx). */
 const DEFAULT_OUT = fileURLToPath(new URL("../results/", import.meta.url));
-
-export interface BenchRun {
-  results: BenchResult[];
-  notes: string[];
-}
 
 /** Progress and notes go to stderr, so that stdout holds only the table or the JSON lines. */
 const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -25,6 +21,8 @@ async function run(args: BenchArgs): Promise<BenchRun> {
       const options = { packets: args.packets, rounds: args.rounds };
       return { results: tracingResults(await benchTracing(options), options), notes: [] };
     }
+    case "route-scale":
+      return benchRouteScale({ sizes: args.sizes, queries: args.queries });
     default:
       throw new Error(`${args.name} is not written yet`);
   }

@@ -16,10 +16,12 @@ describe("bench-perf", () => {
     assert.equal(a.queries, 50);
     assert.equal(a.json, true);
     const b = parseBenchArgs(["route-http"]);
-    assert.deepEqual(b.sizes, DEFAULT_SIZES);
-    assert.equal(b.tools, 1000);
+    assert.deepEqual(b.sizes, [1000]);
+    assert.deepEqual(parseBenchArgs(["route-scale"]).sizes, DEFAULT_SIZES);
     assert.equal(b.queries, undefined);
     assert.equal(parseBenchArgs(["tracing"]).rounds, 5);
+    assert.equal(parseBenchArgs(["packet-e2e"]).duration, 60);
+    assert.equal(parseBenchArgs(["packet-e2e", "--duration", "5"]).duration, 5);
     assert.equal(parseBenchArgs(["--help"]).help, true);
   });
 
@@ -60,8 +62,8 @@ describe("bench-perf", () => {
   it("bench-perf - the table has a row per configuration and leaves absent figures empty", () => {
     const table = resultTable(rows).split("\n");
     assert.equal(table.length, 4);
-    assert.match(table[2]!, /\| route-scale \| system=switchyard tools=1000 \| 0\.500 \| 2\.000 \| 1800 \| 0\.800 \| {2}\| {2}\| 12\.5 \|/);
-    assert.match(table[3]!, /\| 0\.50 \| switchyard p50 \/ this p50 \| {2}\|$/);
+    assert.match(table[2]!, /\| route-scale \| system=switchyard tools=1000 \| 0\.500 \| 2\.000 \| 1800 \| 0\.800 \| {2}\| {2}\| {2}\| 12\.5 \|/);
+    assert.match(table[3]!, /\| 0\.50 \| switchyard p50 \/ this p50 \| {2}\| {2}\|$/);
   });
 
   const dir = mkdtempSync(join(tmpdir(), "switchyard-bench-"));

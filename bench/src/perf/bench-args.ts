@@ -8,12 +8,10 @@ export interface BenchArgs {
   json: boolean;
   /** undefined: bench/results. */
   out?: string;
-  /** route-scale: catalog sizes. */
+  /** route-scale, route-http: catalog sizes. */
   sizes: number[];
   /** route-scale: queries timed per size, largest size first cut (see route-scale.ts). */
   queries?: number;
-  /** route-http: the catalog size. */
-  tools: number;
   /** route-http, packet-e2e, tracing-cost: seconds of load per configuration. */
   duration: number;
   /** route-http, packet-e2e, tracing-cost: requests in flight. */
@@ -31,11 +29,11 @@ export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [opt
                  --sizes <n,n,...>   catalog sizes (default ${DEFAULT_SIZES.join(",")})
                  --queries <n>       queries timed at each size (default: fewer as the catalog grows)
   route-http     POST /v1/route through gateway, NATS and router under load, beside a bare NATS request/reply
-                 --tools <n> (default 1000)  --duration <s> (default 10)  --connections <n> (default 16)
+                 --sizes <n,...> catalog sizes (default 1000)  --duration <s> (default 10)  --connections <n> (default 16)
   packet-e2e     full packets through the six services and a real MCP read, beside five bare JetStream
-                 hops and the MCP call alone   --duration <s> (default 10)  --connections <n> (default 16)
+                 hops and the MCP call alone   --duration <s> (default 60)  --connections <n> (default 16)
   tracing-cost   packet-e2e with tracing off and on (OTLP/HTTP to a local receiver)
-                 --duration <s> (default 10)  --connections <n> (default 16)  --rounds <n> (default 2)
+                 --duration <s> (default 20)  --connections <n> (default 16)  --rounds <n> (default 2)
   tracing        wall time per packet hop with the OpenTelemetry SDK disabled, without an endpoint, exporting
                  --packets <n> (default 2000)  --rounds <n> (default 5)
   --json         one JSON object per configuration on stdout (the table goes to stderr)
@@ -52,7 +50,6 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       out: { type: "string" },
       sizes: { type: "string" },
       queries: { type: "string" },
-      tools: { type: "string" },
       duration: { type: "string" },
       connections: { type: "string" },
       packets: { type: "string" },
@@ -73,7 +70,6 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     out: values.out,
     sizes: [...new Set(sizes)].sort((a, b) => a - b),
     queries: values.queries === undefined ? undefined : whole(values.queries, "--queries", 1),
-    tools: values.tools === undefined ? base.tools : whole(values.tools, "--tools", 1),
     duration: values.duration === undefined ? base.duration : whole(values.duration, "--duration", 1),
     connections: values.connections === undefined ? base.connections : whole(values.connections, "--connections", 1),
     packets: values.packets === undefined ? base.packets : whole(values.packets, "--packets", 1),
@@ -86,9 +82,9 @@ function defaults(name: BenchName): BenchArgs {
   return {
     name,
     json: false,
-    sizes: DEFAULT_SIZES,
-    tools: 1_000,
-    duration: 10,
+    sizes: name === "route-scale" ? DEFAULT_SIZES : [1_000],
+    // packet-e2e's target is a rate sustained for 60 s; tracing-cost runs it twice per round
+    duration: name === "packet-e2e" ? 60 : name === "tracing-cost" ? 20 : 10,
     connections: 16,
     packets: 2_000,
     rounds: name === "tracing" ? 5 : 2,

@@ -19,8 +19,16 @@ export interface BenchResult {
   /** The comparison the bench reports; `ratioOf` says what over what. */
   ratio?: number;
   ratioOf?: string;
+  /** route-scale: Switchyard's recall@5 over this row's. */
+  recallRatio?: number;
   /** Heap the system's index holds, after garbage collection (route-scale). */
   heapMb?: number;
+}
+
+/** What a bench returns: its rows, and the lines printed under the table (growth, notes). */
+export interface BenchRun {
+  results: BenchResult[];
+  notes: string[];
 }
 
 /** p50 and p99 (nearest rank, bench/src/metrics.ts) of latency samples in ms, to the microsecond. */
@@ -40,7 +48,7 @@ export function rate(x: number): number {
 
 /** The results as a Markdown table, one row per configuration. */
 export function resultTable(results: readonly BenchResult[]): string {
-  const head = ["bench", "config", "p50 ms", "p99 ms", "per s", "recall@5", "ratio", "ratio of", "heap MB"];
+  const head = ["bench", "config", "p50 ms", "p99 ms", "per s", "recall@5", "ratio", "ratio of", "recall ratio", "heap MB"];
   const cell = (x: number | undefined, digits: number): string => (x === undefined ? "" : x.toFixed(digits));
   const rows = results.map((r) => [
     r.bench,
@@ -53,6 +61,7 @@ export function resultTable(results: readonly BenchResult[]): string {
     cell(r.recallAt5, 3),
     cell(r.ratio, 2),
     r.ratioOf ?? "",
+    cell(r.recallRatio, 2),
     cell(r.heapMb, 1),
   ]);
   return markdownTable(head, rows, 2);
