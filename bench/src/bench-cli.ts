@@ -6,6 +6,7 @@ import { BENCH_USAGE, parseBenchArgs } from "./perf/bench-args.js";
 import type { BenchArgs } from "./perf/bench-args.js";
 import { jsonLines, resultTable, writeResults } from "./perf/bench-result.js";
 import type { BenchRun } from "./perf/bench-result.js";
+import { benchRouteHttp } from "./perf/route-http.js";
 import { benchRouteScale } from "./perf/route-scale.js";
 import { benchTracing, tracingResults } from "./perf/tracing-bench.js";
 
@@ -23,6 +24,8 @@ async function run(args: BenchArgs): Promise<BenchRun> {
     }
     case "route-scale":
       return benchRouteScale({ sizes: args.sizes, queries: args.queries });
+    case "route-http":
+      return benchRouteHttp({ sizes: args.sizes, duration: args.duration, connections: args.connections, log });
     default:
       throw new Error(`${args.name} is not written yet`);
   }

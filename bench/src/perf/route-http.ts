@@ -1,0 +1,98 @@
+/**
+ * `pnpm bench route-http`: POST /v1/route under load, through the gateway, NATS and the
+ * embedding-router (each its own process) with a catalog of `size` tools, beside two
+ * floors measured in the same run with the same load: a bare NATS request/reply to an
+ * echo process (what the route rides on) and the gateway's GET /healthz (its HTTP
+ * alone). Our route over the NATS floor is the ratio the issue asks for.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { connect } from "@nats-io/transport-node";
+import { readBench } from "@switchyard/bench-data";
+import type { BenchResult, BenchRun } from "./bench-result.js";
+import { rate } from "./bench-result.js";
+import { startBenchFleet } from "./bench-fleet.js";
+import { describeGrowth, growth } from "./growth.js";
+import { httpLoad, loopLoad } from "./load.js";
+import type { LoadFigures } from "./load.js";
+import { scaleCatalog } from "./scale-catalog.js";
+
+const ECHO = fileURLToPath(new URL("nats-echo.js", import.meta.url));
+const ECHO_SUBJECT = "bench.echo";
+/** Distinct requests each connection sends in turn. */
+const BODIES = 200;
+const WARMUP_SECONDS = 2;
+
+export interface RouteHttpOptions {
+  sizes: readonly number[];
+  duration: number;
+  connections: number;
+  log: (line: string) => void;
+}
+
+export async function benchRouteHttp(options: RouteHttpOptions): Promise<BenchRun> {
+  const datasets = ["metatool", "bfcl", "apibank"].map((name) => readBench(name));
+  const results: BenchResult[] = [];
+  const notes: string[] = [];
+  const load = { connections: options.connections, duration: options.duration };
+  for (const size of options.sizes) {
+    const catalog = scaleCatalog(datasets, size);
+    const bodies = catalog.cases.slice(0, BODIES).map((c) => ({ message: c.query, topK: 5 }));
+    options.log(`route-http: ${size} tools, starting nats-server, gateway and embedding-router`);
+    const bench = await startBenchFleet({ services: ["gateway", "embedding-router"], catalog: catalog.tools });
+    const echo = await startEcho(bench.nats.url);
+    const nc = await connect({ servers: bench.nats.url });
+    try {
+      const indexed = bench.fleet.processes.get("embedding-router")!.ready["tools"];
+      if (indexed !== size) throw new Error(`the router indexed ${String(indexed)} tools, not ${size}`);
+      const payloads = bodies.map((b) => new TextEncoder().encode(JSON.stringify(b)));
+      const route = () => httpLoad({ url: `${bench.url}/v1/route`, method: "POST", bodies, ...load });
+      const nats = () => loopLoad((i) => nc.request(ECHO_SUBJECT, payloads[i % payloads.length], { timeout: 5000 }), load);
+      const http = () => httpLoad({ url: `${bench.url}/healthz`, ...load });
+      // A short round of each first, so JIT and connections are warm before anything counts.
+      await httpLoad({ url: `${bench.url}/v1/route`, method: "POST", bodies, connections: options.connections, duration: WARMUP_SECONDS });
+      await loopLoad((i) => nc.request(ECHO_SUBJECT, payloads[i % payloads.length], { timeout: 5000 }), { ...load, duration: WARMUP_SECONDS });
+      options.log(`route-http: ${size} tools, ${options.duration} s of each: NATS floor, route, HTTP floor`);
+      const floor = await nats();
+      const routed = await route();
+      const healthz = await http();
+      results.push(
+        row("route (gateway → NATS → router)", size, routed, options),
+        { ...row("floor: NATS request/reply", size, floor, options), ratio: rate(routed.p50Ms / floor.p50Ms), ratioOf: "route p50 / this p50" },
+        { ...row("floor: gateway GET /healthz", size, healthz, options), ratio: rate(routed.p50Ms / healthz.p50Ms), ratioOf: "route p50 / this p50" },
+      );
+      notes.push(
+        `${size.toLocaleString("en-US")} tools: ${routed.completed} routes, ${routed.failed} failed; route p50 ${rate(routed.p50Ms / floor.p50Ms)}× the NATS round trip, throughput ${rate(routed.throughput / floor.throughput)}× its`,
+      );
+    } finally {
+      await nc.drain();
+      echo.kill("SIGTERM");
+      await once(echo, "exit");
+      await bench.close();
+    }
+  }
+  const routes = results.filter((r) => r.config["path"] === "route (gateway → NATS → router)");
+  if (routes.length > 1) {
+    const at = (r: BenchResult) => ({ size: Number(r.config["tools"]), cost: r.p50Ms });
+    notes.push(`route: ${describeGrowth("p50", growth(at(routes[0]!), at(routes.at(-1)!)), "ms")}`);
+  }
+  return { results, notes };
+}
+
+function row(path: string, tools: number, figures: LoadFigures, options: RouteHttpOptions): BenchResult {
+  return {
+    bench: "route-http",
+    config: { path, tools, connections: options.connections, seconds: options.duration, failed: figures.failed },
+    p50Ms: figures.p50Ms,
+    p99Ms: figures.p99Ms,
+    throughput: figures.throughput,
+  };
+}
+
+async function startEcho(natsUrl: string) {
+  const child = spawn(process.execPath, [ECHO], { env: { ...process.env, BENCH_NATS_URL: natsUrl, BENCH_SUBJECT: ECHO_SUBJECT }, stdio: ["ignore", "pipe", "inherit"] });
+  for await (const line of createInterface({ input: child.stdout })) if (line === "ready") break;
+  return child;
+}
