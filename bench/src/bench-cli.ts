@@ -6,9 +6,11 @@ import { BENCH_USAGE, parseBenchArgs } from "./perf/bench-args.js";
 import type { BenchArgs } from "./perf/bench-args.js";
 import { jsonLines, resultTable, writeResults } from "./perf/bench-result.js";
 import type { BenchRun } from "./perf/bench-result.js";
+import { benchPacketE2e } from "./perf/packet-e2e.js";
 import { benchRouteHttp } from "./perf/route-http.js";
 import { benchRouteScale } from "./perf/route-scale.js";
 import { benchTracing, tracingResults } from "./perf/tracing-bench.js";
+import { benchTracingCost } from "./perf/tracing-cost.js";
 
 /** bench/results beside this package's dist/ (or src/ under tsx). */
 const DEFAULT_OUT = fileURLToPath(new URL("../results/", import.meta.url));
@@ -26,8 +28,10 @@ async function run(args: BenchArgs): Promise<BenchRun> {
       return benchRouteScale({ sizes: args.sizes, queries: args.queries });
     case "route-http":
       return benchRouteHttp({ sizes: args.sizes, duration: args.duration, connections: args.connections, log });
-    default:
-      throw new Error(`${args.name} is not written yet`);
+    case "packet-e2e":
+      return benchPacketE2e({ duration: args.duration, connections: args.connections, log });
+    case "tracing-cost":
+      return benchTracingCost({ duration: args.duration, connections: args.connections, rounds: args.rounds, log });
   }
 }
 

@@ -130,6 +130,6 @@ function barLabel(v: number): string {
   return v >= 0.995 ? "1" : v.toFixed(2).slice(1);
 }
 
-function escapeXml(s: string): string {
+export function escapeXml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
