@@ -1,6 +1,7 @@
 // `pnpm bench <name>`: the performance benchmarks (routing quality is `pnpm eval`).
 // Each bench returns its results and notes; this prints the table (stdout, or stderr
 // under --json, where stdout gets one JSON object per configuration) and writes the file.
+import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { BENCH_USAGE, parseBenchArgs } from "./perf/bench-args.js";
 import type { BenchArgs } from "./perf/bench-args.js";
@@ -47,6 +48,8 @@ if (args.help) {
   process.exit(0);
 }
 const startedAt = new Date().toISOString();
+// Other work on the machine skews every figure: say how busy it was when the bench began.
+log(`load average at start: ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} cores`);
 const { results, notes } = await run(args);
 const table = `${resultTable(results)}\n${notes.map((n) => `\n${n}`).join("")}\n`;
 if (args.json) {

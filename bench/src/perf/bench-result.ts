@@ -1,6 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
-import { availableParallelism } from "node:os";
+import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { percentile } from "../metrics.js";
 import { markdownTable } from "../report.js";
@@ -78,6 +77,8 @@ export interface Machine {
   cpuModel: string;
   node: string;
   memoryGb: number;
+  /** The 1-minute load average when the file was written: how busy the machine was besides the bench. */
+  loadAverage: number;
 }
 
 export function machine(): Machine {
@@ -86,6 +87,7 @@ export function machine(): Machine {
     cpuModel: cpus()[0]?.model.trim() ?? "unknown",
     node: process.version,
     memoryGb: Math.round(totalmem() / 2 ** 30),
+    loadAverage: Math.round(loadavg()[0]! * 100) / 100,
   };
 }
 
