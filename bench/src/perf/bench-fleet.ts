@@ -15,7 +15,7 @@ import { startLocalNats } from "@switchyard/local-nats";
 import type { LocalNats } from "@switchyard/local-nats";
 import type { ToolDefinition } from "@switchyard/packet";
 
-const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 /** Catalog writes in flight at once while filling it. */
 const PUT_BATCH = 256;
 

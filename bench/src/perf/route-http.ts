@@ -3,7 +3,8 @@
  * embedding-router (each its own process) with a catalog of `size` tools, beside two
  * floors measured in the same run with the same load: a bare NATS request/reply to an
  * echo process (what the route rides on) and the gateway's GET /healthz (its HTTP
- * alone). Our route over the NATS floor is the ratio the issue asks for.
+ * alone); then both again through a second gateway logging at warn (quiet-gateway.ts).
+ * Each row's p50 over the NATS floor's is the ratio the issue asks for.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -17,6 +18,7 @@ import { startBenchFleet } from "./bench-fleet.js";
 import { describeGrowth, growth } from "./growth.js";
 import { httpLoad, loopLoad } from "./load.js";
 import type { LoadFigures } from "./load.js";
+import { startQuietGateway } from "./quiet-gateway.js";
 import { scaleCatalog } from "./scale-catalog.js";
 
 const ECHO = fileURLToPath(new URL("nats-echo.js", import.meta.url));
@@ -24,6 +26,7 @@ const ECHO_SUBJECT = "bench.echo";
 /** Distinct requests each connection sends in turn. */
 const BODIES = 200;
 const WARMUP_SECONDS = 2;
+const ROUTE = "route (gateway → NATS → router)";
 
 export interface RouteHttpOptions {
   sizes: readonly number[];
@@ -43,37 +46,46 @@ export async function benchRouteHttp(options: RouteHttpOptions): Promise<BenchRu
     options.log(`route-http: ${size} tools, starting nats-server, gateway and embedding-router`);
     const bench = await startBenchFleet({ services: ["gateway", "embedding-router"], catalog: catalog.tools });
     const echo = await startEcho(bench.nats.url);
+    const quiet = await startQuietGateway(bench.nats.url);
     const nc = await connect({ servers: bench.nats.url });
     try {
       const indexed = bench.fleet.processes.get("embedding-router")!.ready["tools"];
       if (indexed !== size) throw new Error(`the router indexed ${String(indexed)} tools, not ${size}`);
       const payloads = bodies.map((b) => new TextEncoder().encode(JSON.stringify(b)));
-      const route = () => httpLoad({ url: `${bench.url}/v1/route`, method: "POST", bodies, ...load });
+      const route = (url: string) => httpLoad({ url: `${url}/v1/route`, method: "POST", bodies, ...load });
       const nats = () => loopLoad((i) => nc.request(ECHO_SUBJECT, payloads[i % payloads.length], { timeout: 5000 }), load);
-      const http = () => httpLoad({ url: `${bench.url}/healthz`, ...load });
+      const http = (url: string) => httpLoad({ url: `${url}/healthz`, ...load });
       // A short round of each first, so JIT and connections are warm before anything counts.
       await httpLoad({ url: `${bench.url}/v1/route`, method: "POST", bodies, connections: options.connections, duration: WARMUP_SECONDS });
       await loopLoad((i) => nc.request(ECHO_SUBJECT, payloads[i % payloads.length], { timeout: 5000 }), { ...load, duration: WARMUP_SECONDS });
-      options.log(`route-http: ${size} tools, ${options.duration} s of each: NATS floor, route, HTTP floor`);
+      await httpLoad({ url: `${quiet.url}/v1/route`, method: "POST", bodies, connections: options.connections, duration: WARMUP_SECONDS });
+      options.log(`route-http: ${size} tools, ${options.duration} s of each: NATS floor, route and /healthz through the default gateway, then through one at LOG_LEVEL=warn`);
       const floor = await nats();
-      const routed = await route();
-      const healthz = await http();
+      const routed = await route(bench.url);
+      const healthz = await http(bench.url);
+      const quietRouted = await route(quiet.url);
+      const quietHealthz = await http(quiet.url);
+      const overFloor = (figures: LoadFigures) => ({ ratio: rate(figures.p50Ms / floor.p50Ms), ratioOf: "p50 / NATS floor p50" });
       results.push(
-        row("route (gateway → NATS → router)", size, routed, options),
-        { ...row("floor: NATS request/reply", size, floor, options), ratio: rate(routed.p50Ms / floor.p50Ms), ratioOf: "route p50 / this p50" },
-        { ...row("floor: gateway GET /healthz", size, healthz, options), ratio: rate(routed.p50Ms / healthz.p50Ms), ratioOf: "route p50 / this p50" },
+        { ...row(ROUTE, size, routed, options), ...overFloor(routed) },
+        row("floor: NATS request/reply", size, floor, options),
+        { ...row("gateway GET /healthz", size, healthz, options), ...overFloor(healthz) },
+        { ...row(`${ROUTE}, gateway LOG_LEVEL=warn`, size, quietRouted, options), ...overFloor(quietRouted) },
+        { ...row("gateway GET /healthz, LOG_LEVEL=warn", size, quietHealthz, options), ...overFloor(quietHealthz) },
       );
       notes.push(
-        `${size.toLocaleString("en-US")} tools: ${routed.completed} routes, ${routed.failed} failed; route p50 ${rate(routed.p50Ms / floor.p50Ms)}× the NATS round trip, throughput ${rate(routed.throughput / floor.throughput)}× its`,
+        `${size.toLocaleString("en-US")} tools: ${routed.completed} routes, ${routed.failed} failed; route p50 ${rate(routed.p50Ms / floor.p50Ms)}× the NATS round trip ` +
+          `(${rate(quietRouted.p50Ms / floor.p50Ms)}× with the gateway at LOG_LEVEL=warn); autocannon reports whole milliseconds`,
       );
     } finally {
       await nc.drain();
+      await quiet.stop();
       echo.kill("SIGTERM");
       await once(echo, "exit");
       await bench.close();
     }
   }
-  const routes = results.filter((r) => r.config["path"] === "route (gateway → NATS → router)");
+  const routes = results.filter((r) => r.config["path"] === ROUTE);
   if (routes.length > 1) {
     const at = (r: BenchResult) => ({ size: Number(r.config["tools"]), cost: r.p50Ms });
     notes.push(`route: ${describeGrowth("p50", growth(at(routes[0]!), at(routes.at(-1)!)), "ms")}`);
