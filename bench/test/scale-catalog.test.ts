@@ -78,3 +78,17 @@ describe("scale-catalog", () => {
     assert.equal(rows[1]!.recallRatio, 2);
   });
 });
+
+describe("scale-chart", () => {
+  it("scale-chart - one line per system through its points, both axes by decades, the targets marked", async () => {
+    const { scaleChart } = await import("../src/perf/scale-chart.js");
+    const row = (system: string, tools: number, p50Ms: number) => ({ bench: "route-scale", config: { system, tools }, p50Ms, p99Ms: p50Ms * 2, throughput: 1000 / p50Ms });
+    const svg = scaleChart([row("switchyard", 100, 0.2), row("switchyard", 100_000, 150), row("orama", 100, 0.3), row("orama", 100_000, 9000)]);
+    assert.match(svg, /^<svg [^>]*viewBox="0 0 640 380"/);
+    assert.equal(svg.match(/<polyline /g)?.length, 2);
+    assert.equal(svg.match(/<circle /g)?.length, 4);
+    for (const tick of [">0.1<", ">1<", ">10000<", ">100<", ">100,000<"]) assert.ok(svg.includes(tick), tick);
+    assert.match(svg, /target: p50 ≤ 10 ms at 100000 tools/);
+    assert.throws(() => scaleChart([]), /no route-scale results/);
+  });
+});
