@@ -30,7 +30,7 @@ async function run(args: BenchArgs): Promise<BenchRun> {
     case "route-http":
       return benchRouteHttp({ sizes: args.sizes, duration: args.duration, connections: args.connections, log });
     case "packet-e2e":
-      return benchPacketE2e({ duration: args.duration, connections: args.connections, log });
+      return benchPacketE2e({ sizes: args.sizes, duration: args.duration, connections: args.connections, log });
     case "tracing-cost":
       return benchTracingCost({ duration: args.duration, connections: args.connections, rounds: args.rounds, log });
   }

@@ -21,6 +21,8 @@ describe("bench-perf", () => {
     assert.equal(b.queries, undefined);
     assert.equal(parseBenchArgs(["tracing"]).rounds, 5);
     assert.equal(parseBenchArgs(["packet-e2e"]).duration, 60);
+    assert.deepEqual(parseBenchArgs(["packet-e2e"]).sizes, []);
+    assert.deepEqual(parseBenchArgs(["packet-e2e", "--sizes", "100000,1000"]).sizes, [1000, 100_000]);
     assert.equal(parseBenchArgs(["packet-e2e", "--duration", "5"]).duration, 5);
     assert.equal(parseBenchArgs(["--help"]).help, true);
   });

@@ -8,7 +8,7 @@ export interface BenchArgs {
   json: boolean;
   /** undefined: bench/results. */
   out?: string;
-  /** route-scale, route-http: catalog sizes. */
+  /** route-scale, route-http: catalog sizes; packet-e2e: tools added to the MCP servers' (none by default). */
   sizes: number[];
   /** route-scale: queries timed per size, largest size first cut (see route-scale.ts). */
   queries?: number;
@@ -32,6 +32,7 @@ export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [opt
                  --sizes <n,...> catalog sizes (default 1000)  --duration <s> (default 10)  --connections <n> (default 16)
   packet-e2e     full packets through the six services and a real MCP read, beside five bare JetStream
                  hops and the MCP call alone   --duration <s> (default 60)  --connections <n> (default 16)
+                 --sizes <n,...>     also with n dataset and synthetic tools in the catalog beside the MCP servers' (default none)
   tracing-cost   packet-e2e with tracing off and on (OTLP/HTTP to a local receiver)
                  --duration <s> (default 20)  --connections <n> (default 16)  --rounds <n> (default 2)
   tracing        wall time per packet hop with the OpenTelemetry SDK disabled, without an endpoint, exporting
@@ -63,7 +64,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   if (rest.length > 0) throw new Error(`one benchmark at a time, got also ${rest.join(" ")}`);
   const base = defaults(name);
   const sizes = values.sizes === undefined ? base.sizes : values.sizes.split(",").map((s) => whole(s, "--sizes", 1));
-  if (sizes.length === 0) throw new Error("--sizes needs at least one size");
+  if (values.sizes !== undefined && sizes.length === 0) throw new Error("--sizes needs at least one size");
   return {
     name,
     json: values.json,
@@ -82,7 +83,8 @@ function defaults(name: BenchName): BenchArgs {
   return {
     name,
     json: false,
-    sizes: name === "route-scale" ? DEFAULT_SIZES : [1_000],
+    // packet-e2e: no sizes by default, the catalog is the MCP servers' tools alone
+    sizes: name === "route-scale" ? DEFAULT_SIZES : name === "route-http" ? [1_000] : [],
     // packet-e2e's target is a rate sustained for 60 s; tracing-cost runs it twice per round
     duration: name === "packet-e2e" ? 60 : name === "tracing-cost" ? 20 : 10,
     connections: 16,

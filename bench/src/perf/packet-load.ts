@@ -4,6 +4,7 @@
  * reads a file through the filesystem server, answered when it finished (wait: true).
  */
 import autocannon from "autocannon";
+import type { ToolDefinition } from "@switchyard/packet";
 import { micro, rate } from "./bench-result.js";
 import { startBenchFleet } from "./bench-fleet.js";
 import type { BenchFleet } from "./bench-fleet.js";
@@ -22,8 +23,8 @@ export interface PacketFleet extends BenchFleet {
 }
 
 /** Starts the fleet and waits until a packet reads the file (the catalog is synced and indexed). */
-export async function startPacketFleet(env: Record<string, string> = {}): Promise<PacketFleet> {
-  const bench = await startBenchFleet({ env });
+export async function startPacketFleet(env: Record<string, string> = {}, catalog?: readonly ToolDefinition[]): Promise<PacketFleet> {
+  const bench = await startBenchFleet({ env, catalog });
   try {
     const deadline = Date.now() + READY_TIMEOUT_MS;
     for (;;) {

@@ -12,7 +12,8 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { REPO_ROOT } from "./bench-fleet.js";
 
-const READY_TIMEOUT_MS = 30_000;
+/** The gateway reads the whole catalog before it is ready: long with 100,000 tools. */
+const READY_TIMEOUT_MS = 300_000;
 
 export async function startQuietGateway(natsUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();

@@ -7,9 +7,11 @@
  * Each row's p50 over the NATS floor's is the ratio the issue asks for.
  */
 import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import { readBench } from "@switchyard/bench-data";
 import type { BenchResult, BenchRun } from "./bench-result.js";
@@ -45,19 +47,24 @@ export async function benchRouteHttp(options: RouteHttpOptions): Promise<BenchRu
     const bodies = catalog.cases.slice(0, BODIES).map((c) => ({ message: c.query, topK: 5 }));
     options.log(`route-http: ${size} tools, starting nats-server, gateway and embedding-router`);
     const bench = await startBenchFleet({ services: ["gateway", "embedding-router"], catalog: catalog.tools });
-    const echo = await startEcho(bench.nats.url);
-    const quiet = await startQuietGateway(bench.nats.url);
-    const nc = await connect({ servers: bench.nats.url });
+    // Started one by one inside the try, so that a failure stops whatever did start.
+    let echo: ChildProcess | undefined;
+    let quiet: { url: string; stop(): Promise<void> } | undefined;
+    let nc: NatsConnection | undefined;
     try {
+      echo = await startEcho(bench.nats.url);
+      quiet = await startQuietGateway(bench.nats.url);
+      const client = await connect({ servers: bench.nats.url });
+      nc = client;
       const indexed = bench.fleet.processes.get("embedding-router")!.ready["tools"];
       if (indexed !== size) throw new Error(`the router indexed ${String(indexed)} tools, not ${size}`);
       const payloads = bodies.map((b) => new TextEncoder().encode(JSON.stringify(b)));
       const route = (url: string) => httpLoad({ url: `${url}/v1/route`, method: "POST", bodies, ...load });
-      const nats = () => loopLoad((i) => nc.request(ECHO_SUBJECT, payloads[i % payloads.length], { timeout: 5000 }), load);
+      const nats = () => loopLoad((i) => client.request(ECHO_SUBJECT, payloads[i % payloads.length], { timeout: 5000 }), load);
       const http = (url: string) => httpLoad({ url: `${url}/healthz`, ...load });
       // A short round of each first, so JIT and connections are warm before anything counts.
       await httpLoad({ url: `${bench.url}/v1/route`, method: "POST", bodies, connections: options.connections, duration: WARMUP_SECONDS });
-      await loopLoad((i) => nc.request(ECHO_SUBJECT, payloads[i % payloads.length], { timeout: 5000 }), { ...load, duration: WARMUP_SECONDS });
+      await loopLoad((i) => client.request(ECHO_SUBJECT, payloads[i % payloads.length], { timeout: 5000 }), { ...load, duration: WARMUP_SECONDS });
       await httpLoad({ url: `${quiet.url}/v1/route`, method: "POST", bodies, connections: options.connections, duration: WARMUP_SECONDS });
       options.log(`route-http: ${size} tools, ${options.duration} s of each: NATS floor, route and /healthz through the default gateway, then through one at LOG_LEVEL=warn`);
       const floor = await nats();
@@ -78,10 +85,12 @@ export async function benchRouteHttp(options: RouteHttpOptions): Promise<BenchRu
           `(${rate(quietRouted.p50Ms / floor.p50Ms)}× with the gateway at LOG_LEVEL=warn); autocannon reports whole milliseconds`,
       );
     } finally {
-      await nc.drain();
-      await quiet.stop();
-      echo.kill("SIGTERM");
-      await once(echo, "exit");
+      await nc?.drain();
+      await quiet?.stop();
+      if (echo && echo.exitCode === null) {
+        echo.kill("SIGTERM");
+        await once(echo, "exit");
+      }
       await bench.close();
     }
   }
