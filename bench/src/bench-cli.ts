@@ -1,28 +1,62 @@
 // `pnpm bench <name>`: the performance benchmarks (routing quality is `pnpm eval`).
-import { parseArgs } from "node:util";
-import { benchTracing } from "./perf/tracing-bench.js";
+// Each bench returns its results and notes; this prints the table (stdout, or stderr
+// under --json, where stdout gets one JSON object per configuration) and writes the file.
+import { availableParallelism, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { BENCH_USAGE, parseBenchArgs } from "./perf/bench-args.js";
+import type { BenchArgs } from "./perf/bench-args.js";
+import { jsonLines, resultTable, writeResults } from "./perf/bench-result.js";
+import type { BenchRun } from "./perf/bench-result.js";
+import { benchPacketE2e } from "./perf/packet-e2e.js";
+import { benchRouteHttp } from "./perf/route-http.js";
+import { benchRouteScale } from "./perf/route-scale.js";
+import { benchTracing, tracingResults } from "./perf/tracing-bench.js";
+import { benchTracingCost } from "./perf/tracing-cost.js";
 
-const USAGE = `Usage: pnpm bench tracing [--packets <n>] [--rounds <n>]
-  tracing     wall time per packet hop with the OpenTelemetry SDK disabled, started without an endpoint (the default), and exporting`;
+/** bench/results beside this package's dist/ (or src/ under tsx). */
+const DEFAULT_OUT = fileURLToPath(new URL("../results/", import.meta.url));
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: { packets: { type: "string", default: "2000" }, rounds: { type: "string", default: "5" }, help: { type: "boolean", default: false } },
-});
-const [name] = positionals;
-if (values.help || name !== "tracing") {
-  process.stderr.write(`${USAGE}\n`);
-  process.exit(values.help ? 0 : 2);
+/** Progress and notes go to stderr, so that stdout holds only the table or the JSON lines. */
+const log = (line: string): void => void process.stderr.write(`${line}\n`);
+
+async function run(args: BenchArgs): Promise<BenchRun> {
+  switch (args.name) {
+    case "tracing": {
+      const options = { packets: args.packets, rounds: args.rounds };
+      return { results: tracingResults(await benchTracing(options), options), notes: [] };
+    }
+    case "route-scale":
+      return benchRouteScale({ sizes: args.sizes, queries: args.queries });
+    case "route-http":
+      return benchRouteHttp({ sizes: args.sizes, duration: args.duration, connections: args.connections, log });
+    case "packet-e2e":
+      return benchPacketE2e({ sizes: args.sizes, duration: args.duration, connections: args.connections, log });
+    case "tracing-cost":
+      return benchTracingCost({ duration: args.duration, connections: args.connections, rounds: args.rounds, log });
+  }
 }
-const packets = Number(values.packets);
-const rounds = Number(values.rounds);
-if (!Number.isInteger(packets) || packets < 1 || !Number.isInteger(rounds) || rounds < 1) {
-  process.stderr.write(`--packets and --rounds must be whole numbers of at least 1\n${USAGE}\n`);
+
+let args: BenchArgs;
+try {
+  args = parseBenchArgs(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n${BENCH_USAGE}\n`);
   process.exit(2);
 }
-const rows = await benchTracing({ packets, rounds });
-const floor = rows[0]!.msPerPacket;
-process.stdout.write(`| tracing (${packets} packets × ${rounds} rounds, median) | ms per packet hop | vs sdk disabled |\n| --- | ---: | ---: |\n`);
-for (const row of rows) {
-  process.stdout.write(`| ${row.mode} | ${row.msPerPacket.toFixed(3)} | ${(((row.msPerPacket - floor) / floor) * 100).toFixed(1)} % |\n`);
+if (args.help) {
+  process.stdout.write(`${BENCH_USAGE}\n`);
+  process.exit(0);
 }
+const startedAt = new Date().toISOString();
+// Other work on the machine skews every figure: say how busy it was when the bench began.
+log(`load average at start: ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} cores`);
+const { results, notes } = await run(args);
+const table = `${resultTable(results)}\n${notes.map((n) => `\n${n}`).join("")}\n`;
+if (args.json) {
+  process.stdout.write(jsonLines(results));
+  process.stderr.write(table);
+} else {
+  process.stdout.write(table);
+}
+const command = `pnpm bench ${process.argv.slice(2).join(" ")}`;
+log(`results: ${writeResults(args.out ?? DEFAULT_OUT, { bench: args.name, command, startedAt, results, notes })}`);

@@ -41,7 +41,7 @@ export function selectionTable(results: readonly SelectionResult[]): string {
 }
 
 /** A Markdown table, its columns from `firstNumeric` on right-aligned. */
-function markdownTable(head: readonly string[], rows: readonly (readonly string[])[], firstNumeric: number): string {
+export function markdownTable(head: readonly string[], rows: readonly (readonly string[])[], firstNumeric: number): string {
   const line = (cells: readonly string[]): string => `| ${cells.join(" | ")} |`;
   return [line(head), line(head.map((_, i) => (i < firstNumeric ? "---" : "---:"))), ...rows.map(line)].join("\n");
 }
@@ -130,6 +130,6 @@ function barLabel(v: number): string {
   return v >= 0.995 ? "1" : v.toFixed(2).slice(1);
 }
 
-function escapeXml(s: string): string {
+export function escapeXml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }

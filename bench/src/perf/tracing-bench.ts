@@ -10,11 +10,13 @@
  * "No endpoint" next to "sdk disabled" is the cost the services pay with tracing off.
  */
 import { execFile } from "node:child_process";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startLocalNats } from "@switchyard/local-nats";
+import type { BenchResult } from "./bench-result.js";
+import { latencySummary, rate } from "./bench-result.js";
+import { median } from "../metrics.js";
+import { startOtlpSink } from "./otlp-sink.js";
 
 const HOPS = fileURLToPath(new URL("tracing-hops.js", import.meta.url));
 
@@ -25,13 +27,15 @@ export interface TracingBenchOptions {
 
 export interface TracingBenchRow {
   mode: string;
+  /** The median of the rounds. */
   msPerPacket: number;
+  /** Each round's ms per packet hop. */
+  rounds: number[];
 }
 
 export async function benchTracing(options: TracingBenchOptions): Promise<TracingBenchRow[]> {
-  const sink = createServer((req, res) => req.resume().on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}")));
-  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
-  const endpoint = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+  const sink = await startOtlpSink();
+  const endpoint = sink.endpoint;
   const modes: [string, Record<string, string>][] = [
     ["sdk disabled", { OTEL_SDK_DISABLED: "true" }],
     ["sdk disabled, again (noise)", { OTEL_SDK_DISABLED: "true" }],
@@ -56,13 +60,25 @@ export async function benchTracing(options: TracingBenchOptions): Promise<Tracin
       }
     }
   } finally {
-    await new Promise<void>((resolve) => sink.close(() => resolve()));
+    await sink.close();
   }
-  return modes.map(([mode]) => ({ mode, msPerPacket: median(samples.get(mode)!) }));
+  return modes.map(([mode]) => ({ mode, msPerPacket: median(samples.get(mode)!), rounds: samples.get(mode)! }));
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+
+/**
+ * The rows as bench results: p50 and p99 are over the rounds' ms per packet hop (with a
+ * few rounds, p99 is the slowest round), throughput is packet hops per second at the
+ * median, and the ratio is each mode's median over the SDK-disabled one.
+ */
+export function tracingResults(rows: readonly TracingBenchRow[], options: TracingBenchOptions): BenchResult[] {
+  const floor = rows[0]!.msPerPacket;
+  return rows.map((row) => ({
+    bench: "tracing",
+    config: { mode: row.mode, packets: options.packets, rounds: options.rounds },
+    ...latencySummary(row.rounds),
+    throughput: rate(1000 / row.msPerPacket),
+    ratio: rate(row.msPerPacket / floor),
+    ratioOf: "ms per hop / sdk disabled",
+  }));
 }

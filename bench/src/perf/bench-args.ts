@@ -1,0 +1,106 @@
+import { parseArgs } from "node:util";
+
+export const BENCHES = ["route-scale", "route-http", "packet-e2e", "tracing-cost", "tracing"] as const;
+export type BenchName = (typeof BENCHES)[number];
+
+export interface BenchArgs {
+  name: BenchName;
+  json: boolean;
+  /** undefined: bench/results. */
+  out?: string;
+  /** route-scale, route-http: catalog sizes; packet-e2e: tools added to the MCP servers' (none by default). */
+  sizes: number[];
+  /** route-scale: queries timed per size, largest size first cut (see route-scale.ts). */
+  queries?: number;
+  /** route-http, packet-e2e, tracing-cost: seconds of load per configuration. */
+  duration: number;
+  /** route-http, packet-e2e, tracing-cost: requests in flight. */
+  connections: number;
+  /** tracing: packets per round; tracing-cost: rounds of each mode. */
+  packets: number;
+  rounds: number;
+  help: boolean;
+}
+
+export const DEFAULT_SIZES = [100, 1_000, 10_000, 100_000];
+
+export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [options]
+  route-scale    route-only latency, recall@5 and heap as the catalog grows, beside MiniSearch and Orama
+                 --sizes <n,n,...>   catalog sizes (default ${DEFAULT_SIZES.join(",")})
+                 --queries <n>       queries timed at each size (default: fewer as the catalog grows)
+  route-http     POST /v1/route through gateway, NATS and router under load, beside a bare NATS request/reply
+                 --sizes <n,...> catalog sizes (default 1000)  --duration <s> (default 10)  --connections <n> (default 16)
+  packet-e2e     full packets through the six services and a real MCP read, beside five bare JetStream
+                 hops and the MCP call alone   --duration <s> (default 60)  --connections <n> (default 16)
+                 --sizes <n,...>     also with n dataset and synthetic tools in the catalog beside the MCP servers' (default none)
+  tracing-cost   packet-e2e with tracing off and on (OTLP/HTTP to a local receiver)
+                 --duration <s> (default 20)  --connections <n> (default 16)  --rounds <n> (default 2)
+  tracing        wall time per packet hop with the OpenTelemetry SDK disabled, without an endpoint, exporting
+                 --packets <n> (default 2000)  --rounds <n> (default 5)
+  --json         one JSON object per configuration on stdout (the table goes to stderr)
+  --out <dir>    where <bench>-<timestamp>.json goes (default bench/results)`;
+
+/** Parses `pnpm bench` arguments; throws an Error naming the bad one. */
+export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+  const { positionals, values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: true,
+    options: {
+      json: { type: "boolean", default: false },
+      out: { type: "string" },
+      sizes: { type: "string" },
+      queries: { type: "string" },
+      duration: { type: "string" },
+      connections: { type: "string" },
+      packets: { type: "string" },
+      rounds: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const [name, ...rest] = positionals;
+  if (values.help && name === undefined) return { ...defaults("route-scale"), help: true };
+  if (!isBench(name)) throw new Error(name === undefined ? "name a benchmark" : `no benchmark "${name}"`);
+  if (rest.length > 0) throw new Error(`one benchmark at a time, got also ${rest.join(" ")}`);
+  const base = defaults(name);
+  const sizes = values.sizes === undefined ? base.sizes : values.sizes.split(",").map((s) => whole(s, "--sizes", 1));
+  if (values.sizes !== undefined && sizes.length === 0) throw new Error("--sizes needs at least one size");
+  return {
+    name,
+    json: values.json,
+    out: values.out,
+    sizes: [...new Set(sizes)].sort((a, b) => a - b),
+    queries: values.queries === undefined ? undefined : whole(values.queries, "--queries", 1),
+    duration: values.duration === undefined ? base.duration : whole(values.duration, "--duration", 1),
+    connections: values.connections === undefined ? base.connections : whole(values.connections, "--connections", 1),
+    packets: values.packets === undefined ? base.packets : whole(values.packets, "--packets", 1),
+    rounds: values.rounds === undefined ? base.rounds : whole(values.rounds, "--rounds", 1),
+    help: values.help,
+  };
+}
+
+function defaults(name: BenchName): BenchArgs {
+  return {
+    name,
+    json: false,
+    // packet-e2e: no sizes by default, the catalog is the MCP servers' tools alone
+    sizes: name === "route-scale" ? DEFAULT_SIZES : name === "route-http" ? [1_000] : [],
+    // packet-e2e's target is a rate sustained for 60 s; tracing-cost runs it twice per round
+    duration: name === "packet-e2e" ? 60 : name === "tracing-cost" ? 20 : 10,
+    connections: 16,
+    packets: 2_000,
+    rounds: name === "tracing" ? 5 : 2,
+    help: false,
+  };
+}
+
+function isBench(name: string | undefined): name is BenchName {
+  return (BENCHES as readonly (string | undefined)[]).includes(name);
+}
+
+/** A whole number of at least `least`; "100,000"-style separators are not accepted (commas split lists). */
+function whole(value: string, option: string, least: number): number {
+  const n = Number(value.trim().replace(/_/g, ""));
+  if (value.trim() === "" || !Number.isInteger(n) || n < least) throw new Error(`${option} must be a whole number of at least ${least}, got "${value}"`);
+  return n;
+}

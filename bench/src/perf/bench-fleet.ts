@@ -1,0 +1,98 @@
+/**
+ * The services as separate processes on a private nats-server, for the HTTP benches:
+ * the fleet tests' setup (test/harness.ts) without the test parts, with the catalog
+ * optionally filled before the router starts, so that "ready" means indexed.
+ */
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { connect } from "@nats-io/transport-node";
+import { CATALOG_BUCKET, openBucket, putTool } from "@switchyard/bus";
+import { startFleet } from "@switchyard/fleet";
+import type { Fleet, ServiceName } from "@switchyard/fleet";
+import { startLocalNats } from "@switchyard/local-nats";
+import type { LocalNats } from "@switchyard/local-nats";
+import type { ToolDefinition } from "@switchyard/packet";
+
+export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+/** Catalog writes in flight at once while filling it. */
+const PUT_BATCH = 256;
+
+export interface BenchFleet {
+  nats: LocalNats;
+  fleet: Fleet;
+  url: string;
+  /** The copy of examples/workspace the filesystem MCP server serves. */
+  workspace: string;
+  close(): Promise<void>;
+}
+
+export interface BenchFleetOptions {
+  services?: readonly ServiceName[];
+  /** Tools written to the catalog bucket before the services start. */
+  catalog?: readonly ToolDefinition[];
+  env?: Record<string, string>;
+}
+
+export async function startBenchFleet(options: BenchFleetOptions = {}): Promise<BenchFleet> {
+  const nats = await startLocalNats();
+  const workspace = mkdtempSync(join(tmpdir(), "switchyard-bench-ws-"));
+  const dataDir = mkdtempSync(join(tmpdir(), "switchyard-bench-data-"));
+  const cleanUp = async () => {
+    await nats.stop();
+    rmSync(workspace, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const logs: string[] = [];
+  try {
+    cpSync(join(REPO_ROOT, "examples/workspace"), workspace, { recursive: true });
+    if (options.catalog) await fillCatalog(nats.url, options.catalog);
+    const fleet = await startFleet({
+      natsUrl: nats.url,
+      services: options.services,
+      readyTimeoutMs: 300_000,
+      env: {
+        HTTP_PORT: "0",
+        GRPC_PORT: "0",
+        HEALTH_PORT: "0",
+        HTTP_HOST: "127.0.0.1",
+        HEALTH_HOST: "127.0.0.1",
+        // "ready" is an info line, and info is the services' default
+        LOG_LEVEL: "info",
+        SWITCHYARD_CONFIG: join(REPO_ROOT, "switchyard.yaml"),
+        SWITCHYARD_WORKSPACE: workspace,
+        SWITCHYARD_DATA_DIR: dataDir,
+        ROUTER_DATA_DIR: join(dataDir, "router"),
+        ...options.env,
+      },
+      onLog: (service, _record, line) => {
+        logs.push(`${service} | ${line}`);
+        if (logs.length > 200) logs.shift();
+      },
+    });
+    return {
+      nats,
+      fleet,
+      url: fleet.gatewayUrl(),
+      workspace,
+      async close() {
+        await fleet.stop();
+        await cleanUp();
+      },
+    };
+  } catch (error) {
+    await cleanUp();
+    throw new Error(`the fleet did not start: ${String(error)}\n${logs.slice(-30).join("\n")}`, { cause: error });
+  }
+}
+
+async function fillCatalog(natsUrl: string, tools: readonly ToolDefinition[]): Promise<void> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const catalog = await openBucket(nc, CATALOG_BUCKET);
+    for (let i = 0; i < tools.length; i += PUT_BATCH) await Promise.all(tools.slice(i, i + PUT_BATCH).map((tool) => putTool(catalog, tool)));
+  } finally {
+    await nc.drain();
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * One catalog size of `pnpm bench route-scale`, in its own process (started with
+ * --expose-gc) so that each size's heap is measured from a clean start and a large
+ * catalog's garbage does not slow the next. Builds each system's index in turn, times
+ * the same queries through it with tinybench, scores recall@5, and prints one JSON line.
+ */
+import { readBench } from "@switchyard/bench-data";
+import { Bench } from "tinybench";
+import { mean, recallAt } from "../metrics.js";
+import { latencySummary, micro, rate } from "./bench-result.js";
+import type { BenchResult } from "./bench-result.js";
+import { scaleCatalog } from "./scale-catalog.js";
+import { ENGINES, searchEngine } from "./search-engines.js";
+
+export interface SizeRunInput {
+  size: number;
+  queries: number;
+  datasets: string[];
+}
+
+export interface SizeRunOutput {
+  results: BenchResult[];
+  buildMs: Record<string, number>;
+  queries: number;
+  realTools: number;
+}
+
+const K = 5;
+/** Warmup searches: at most 10, and a tenth of the timed ones (a search takes seconds at 100,000 tools). */
+const WARMUP = 10;
+
+const input = JSON.parse(process.argv[2] ?? "{}") as SizeRunInput;
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error("run with --expose-gc: the heap is measured after a collection");
+const catalog = scaleCatalog(
+  input.datasets.map((name) => readBench(name)),
+  input.size,
+);
+const cases = evenly(catalog.cases, input.queries);
+const output: SizeRunOutput = { results: [], buildMs: {}, queries: cases.length, realTools: catalog.real };
+
+for (const name of ENGINES) {
+  gc();
+  const before = footprint();
+  const engine = searchEngine(name);
+  const started = performance.now();
+  await engine.build(catalog.tools);
+  output.buildMs[name] = Math.round(performance.now() - started);
+  gc();
+  const heapMb = Math.round(((footprint() - before) / 2 ** 20) * 10) / 10;
+  process.stderr.write(`route-scale: ${input.size} tools, ${name} indexed in ${(output.buildMs[name] / 1000).toFixed(1)} s, timing ${cases.length} queries\n`);
+
+  const ranked: string[][] = [];
+  let next = 0;
+  // Every iteration searches the next query; the timed run covers each query once (after warmup).
+  const bench = new Bench({ iterations: cases.length, time: 0, warmupIterations: Math.min(WARMUP, Math.ceil(cases.length / 10)), warmupTime: 0, retainSamples: true, throws: true });
+  bench.add(name, async () => {
+    const at = next++ % cases.length;
+    ranked[at] = await engine.search(cases[at]!.query, K);
+  });
+  await bench.run();
+  const result = bench.tasks[0]!.result;
+  if (!("latency" in result) || !result.latency.samples) throw new Error(`${name}: tinybench kept no samples (${result.state})`);
+  const samples = [...result.latency.samples];
+  output.results.push({
+    bench: "route-scale",
+    config: { system: name, tools: input.size },
+    ...latencySummary(samples),
+    throughput: rate(1000 / mean(samples)),
+    recallAt5: micro(mean(cases.map((c, i) => recallAt(c.expected, ranked[i] ?? [], K)))),
+    heapMb,
+  });
+}
+process.stdout.write(`${JSON.stringify(output)}\n`);
+
+/** Heap and ArrayBuffers: the router's index keeps its postings and vectors in typed arrays. */
+function footprint(): number {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+/** `n` items spread evenly over the list (the list itself when it is not longer), so every tool's queries are in. */
+function evenly<T>(items: readonly T[], n: number): T[] {
+  if (items.length <= n) return [...items];
+  return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!);
+}
