@@ -25,5 +25,7 @@ export function growth(from: { size: number; cost: number }, to: { size: number;
 /** "p50 ×83.1 from 1,000 to 100,000 tools (∝ tools^0.96, +0.27 ms per 1,000 tools)". */
 export function describeGrowth(what: string, g: Growth, unit: string): string {
   const n = (x: number): string => x.toLocaleString("en-US");
-  return `${what} ×${g.factor.toFixed(1)} from ${n(g.from)} to ${n(g.to)} tools (∝ tools^${g.exponent.toFixed(2)}, ${g.perThousand >= 0 ? "+" : ""}${g.perThousand.toFixed(3)} ${unit} per 1,000 tools)`;
+  // a shrinking figure (a rate) needs significant digits, not one decimal: ×0.046, not ×0.0
+  const factor = g.factor >= 1 ? g.factor.toFixed(1) : g.factor.toPrecision(2);
+  return `${what} ×${factor} from ${n(g.from)} to ${n(g.to)} tools (∝ tools^${g.exponent.toFixed(2)}, ${g.perThousand >= 0 ? "+" : ""}${g.perThousand.toFixed(3)} ${unit} per 1,000 tools)`;
 }
