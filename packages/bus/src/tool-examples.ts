@@ -61,6 +61,9 @@ export function learnExample(current: ToolExamples, query: string, max: number, 
   if (max <= 0 || text === "" || text.length > EXAMPLE_MAX_CHARS || current.rejected.includes(key)) return undefined;
   const same = current.examples.find((e) => exampleKey(e.text) === key);
   if (same?.source === "added") return undefined;
+  // The same words as the newest learned example: nothing would change but its time, and a
+  // busy tool asked the same thing by many packets at once would rewrite the entry for each.
+  if (same && same.text === text && current.examples.filter((e) => e.source === "learned").at(-1) === same) return undefined;
   const examples = current.examples.filter((e) => e !== same);
   examples.push({ text, source: "learned", at: at.toISOString() });
   return { ...current, examples: keepNewest(examples, "learned", max) };

@@ -38,6 +38,13 @@ describe("tool examples", () => {
     assert.equal(stored.examples[0]?.at, at(1).toISOString(), "learning it again makes it the most recent");
   });
 
+  it("tool examples - the newest learned example taught again, word for word, writes nothing", () => {
+    const stored = learnAll(["read notes/todo.md", "list the notes folder"], 20);
+    assert.equal(learnExample(stored, "list  the notes folder", 20, at(9)), undefined);
+    assert.ok(learnExample(stored, "read notes/todo.md", 20, at(9)), "an older one is refreshed");
+    assert.ok(learnExample(stored, "List the notes folder", 20, at(9)), "other casing is stored as taught");
+  });
+
   it("tool examples - learned examples are capped per tool, the oldest learned one goes first", () => {
     const stored = learnAll(["q1", "q2", "q3", "q4"], 3);
     assert.deepEqual(exampleTexts(stored), ["q2", "q3", "q4"]);
