@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { natsServerAvailable, startLocalNats } from "@switchyard/local-nats";
 import type { LocalNats } from "@switchyard/local-nats";
-import { startFleet } from "@switchyard/fleet";
+import { localFleetEnv, startFleet } from "@switchyard/fleet";
 import type { Fleet, FleetOptions, ServiceName } from "@switchyard/fleet";
 
 const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -60,19 +60,7 @@ export async function startTestFleet(testOptions: TestFleetOptions = {}): Promis
     fleet = await startFleet({
       natsUrl: natsUrlForServices ? await natsUrlForServices(nats) : nats.url,
       ...options,
-      env: {
-        HTTP_PORT: "0",
-        GRPC_PORT: "0",
-        HEALTH_PORT: "0",
-        HTTP_HOST: "127.0.0.1",
-        HEALTH_HOST: "127.0.0.1",
-        LOG_LEVEL: "info",
-        SWITCHYARD_CONFIG: join(REPO_ROOT, "switchyard.yaml"),
-        SWITCHYARD_WORKSPACE: workspace,
-        SWITCHYARD_DATA_DIR: dataDir,
-        ROUTER_DATA_DIR: join(dataDir, "router"),
-        ...options.env,
-      },
+      env: { ...localFleetEnv(workspace, dataDir), ...options.env },
       onLog: (service: ServiceName, _record, line) => {
         logs.push(`${service} | ${line}`);
       },

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connect } from "@nats-io/transport-node";
 import { CATALOG_BUCKET, openBucket, putTool } from "@switchyard/bus";
-import { startFleet } from "@switchyard/fleet";
+import { localFleetEnv, startFleet } from "@switchyard/fleet";
 import type { Fleet, ServiceName } from "@switchyard/fleet";
 import { startLocalNats } from "@switchyard/local-nats";
 import type { LocalNats } from "@switchyard/local-nats";
@@ -52,20 +52,7 @@ export async function startBenchFleet(options: BenchFleetOptions = {}): Promise<
       natsUrl: nats.url,
       services: options.services,
       readyTimeoutMs: 300_000,
-      env: {
-        HTTP_PORT: "0",
-        GRPC_PORT: "0",
-        HEALTH_PORT: "0",
-        HTTP_HOST: "127.0.0.1",
-        HEALTH_HOST: "127.0.0.1",
-        // "ready" is an info line, and info is the services' default
-        LOG_LEVEL: "info",
-        SWITCHYARD_CONFIG: join(REPO_ROOT, "switchyard.yaml"),
-        SWITCHYARD_WORKSPACE: workspace,
-        SWITCHYARD_DATA_DIR: dataDir,
-        ROUTER_DATA_DIR: join(dataDir, "router"),
-        ...options.env,
-      },
+      env: { ...localFleetEnv(workspace, dataDir), ...options.env },
       onLog: (service, _record, line) => {
         logs.push(`${service} | ${line}`);
         if (logs.length > 200) logs.shift();

@@ -9,6 +9,27 @@ export type ServiceName = (typeof SERVICES)[number];
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
+/**
+ * The environment of a fleet started on this machine for a test or a benchmark:
+ * free ports on loopback, info logs (the services' "ready" line is one), and the
+ * repository's switchyard.yaml serving `workspace`, with the MCP servers' and the
+ * router's data under `dataDir`.
+ */
+export function localFleetEnv(workspace: string, dataDir: string): Record<string, string> {
+  return {
+    HTTP_PORT: "0",
+    GRPC_PORT: "0",
+    HEALTH_PORT: "0",
+    HTTP_HOST: "127.0.0.1",
+    HEALTH_HOST: "127.0.0.1",
+    LOG_LEVEL: "info",
+    SWITCHYARD_CONFIG: `${REPO_ROOT}switchyard.yaml`,
+    SWITCHYARD_WORKSPACE: workspace,
+    SWITCHYARD_DATA_DIR: dataDir,
+    ROUTER_DATA_DIR: `${dataDir}/router`,
+  };
+}
+
 /** A JSON log line of a service (pino), or the raw text when it is not JSON. */
 export type LogRecord = Record<string, unknown> & { msg?: string };
 
