@@ -160,7 +160,7 @@ export function toolContentHash(tool: ToolDefinition): string {
 export class EmbeddedIndex implements ToolIndex {
   private readonly entries = new Map<string, Entry>();
   /** The entries in scan order with their vectors packed, made again after the entries change. */
-  private packed: { entries: Entry[]; positionOfSlot: Int32Array; position: Map<string, number>; vectors: VectorBlock } | undefined;
+  private packed: { entries: Entry[]; positionOfSlot: Int32Array; vectors: VectorBlock } | undefined;
   private readonly sparse: Bm25Index;
   private readonly names = new NameIndex();
   private readonly denseWeight: number;
@@ -278,10 +278,10 @@ export class EmbeddedIndex implements ToolIndex {
 
     // Every tool's score by scan position, in typed arrays: the sparse part only
     // for the tools the query matches (BM25's postings, the names it covers).
-    const { entries, positionOfSlot, position, vectors } = this.pack();
+    const { entries, positionOfSlot, vectors } = this.pack();
     const scores = new Float64Array(entries.length);
     if (scale > 0) for (const slot of bm25.matched) scores[positionOfSlot[slot]!] = ((1 - this.nameMatchWeight) * bm25.total[slot]!) / scale;
-    for (const [name, c] of this.names.coverages(matches)) scores[position.get(name)!]! += this.nameMatchWeight * c;
+    for (const [name, c] of this.names.coverages(matches)) scores[positionOfSlot[this.sparse.slot(name)!]!]! += this.nameMatchWeight * c;
     if (queryVector && entries.length > 0) {
       const dots = vectors.dots(queryVector);
       for (let t = 0; t < entries.length; t++) scores[t] = this.denseWeight * vectors.best(t, dots) + (1 - this.denseWeight) * scores[t]!;
@@ -311,7 +311,6 @@ export class EmbeddedIndex implements ToolIndex {
       this.packed = {
         entries,
         positionOfSlot,
-        position: new Map(entries.map((entry, t) => [entry.tool.name, t])),
         vectors: new VectorBlock(entries.map((entry) => entry.vectors)),
       };
     }

@@ -7,12 +7,15 @@
  */
 export class TopList<T> {
   readonly items: T[] = [];
+  private readonly compare: (a: T, b: T) => number;
 
   constructor(
     private readonly limit: number,
     private readonly score: (item: T) => number,
     private readonly name: (item: T) => string,
-  ) {}
+  ) {
+    this.compare = order(score, name);
+  }
 
   /** Whether an item with this score and name would enter the list now. */
   admits(score: number, name: string): boolean {
@@ -34,19 +37,20 @@ export class TopList<T> {
   }
 
   private better(a: T, b: T): boolean {
-    const d = this.score(a) - this.score(b);
-    return d !== 0 ? d > 0 : this.name(a) < this.name(b);
+    return this.compare(a, b) < 0;
   }
+}
+
+/** Best first: the higher score, then the smaller name. */
+function order<T>(score: (item: T) => number, name: (item: T) => string): (a: T, b: T) => number {
+  return (a, b) => score(b) - score(a) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
 }
 
 /** The `limit` best items, best first (TopList's order). */
 export function topK<T>(items: readonly T[], limit: number, score: (item: T) => number, name: (item: T) => string): T[] {
   if (limit <= 0) return [];
   // asked for a good share of them (core tools' scores), sorting wins
-  if (limit * 8 >= items.length) {
-    const order = (a: T, b: T) => score(b) - score(a) || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
-    return [...items].sort(order).slice(0, limit);
-  }
+  if (limit * 8 >= items.length) return [...items].sort(order(score, name)).slice(0, limit);
   const top = new TopList(limit, score, name);
   for (const item of items) top.offer(item);
   return top.items;
