@@ -1,6 +1,11 @@
+import { execFile, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import OpenAI from "openai";
 import { eventually, fleetSkipReason, startTestFleet } from "./harness.js";
 import type { TestFleet } from "./harness.js";
 
@@ -22,6 +27,19 @@ const ROUTES = [
 
 /** The fields the API knows, plus one it refuses (tenant) and any other name. */
 const FIELDS = ["message", "sessionId", "history", "tools", "pools", "domains", "wait", "topK", "correct", "tool", "examples", "callHash", "reason", "tenant"];
+
+const MB = 1024 * 1024;
+/** The gateway's default BODY_LIMIT_BYTES. */
+const BODY_LIMIT = MB;
+const run = promisify(execFile);
+
+/** A JSON body of `bytes` bytes or a little more, two bytes a character: over the limit for anything from 1 MB. */
+function jsonBodyOf(bytes: number): Buffer {
+  return Buffer.from(JSON.stringify({ message: "é".repeat(Math.ceil(bytes / 2)) }));
+}
+
+/** A Python with requests, if there is one (.ci/run installs python3-requests when none has it). */
+const python = ["python3", "/usr/bin/python3"].find((path) => spawnSync(path, ["-c", "import requests"], { stdio: "ignore" }).status === 0);
 
 const json = fc.jsonValue({ maxDepth: 4 });
 /** A value of any type, now and then a huge one. */
@@ -52,6 +70,8 @@ const body = fc.oneof(
     ),
   },
   { weight: 1, arbitrary: fc.constant(undefined) },
+  // Over the body limit on purpose, up to 8 MB: the client is still sending when the gateway has its answer.
+  { weight: 1, arbitrary: fc.integer({ min: BODY_LIMIT + 1, max: 8 * MB }).map(jsonBodyOf) },
 );
 
 /** Path segments: ordinary ids, unicode, dots, encoded slashes, broken percent-escapes, very long ones. */
@@ -98,6 +118,13 @@ describe("fleet fuzz - the HTTP API under property-based bad input", { skip }, (
     await t?.close();
   });
 
+  /** A file holding an `mb` MB JSON body, for the clients that send files. */
+  const bodyFile = (mb: number): string => {
+    const file = join(t.dataDir, `${mb}mb.json`);
+    writeFileSync(file, jsonBodyOf(mb * MB));
+    return file;
+  };
+
   it("fleet fuzz - wrong types, huge fields, deep nesting, invalid UTF-8 and unknown fields get 4xx (2xx when valid), never 5xx", async () => {
     const statuses = new Map<number, number>();
     await fc.assert(
@@ -127,6 +154,41 @@ describe("fleet fuzz - the HTTP API under property-based bad input", { skip }, (
     assert.equal(t.fleet.processes.get("gateway")?.child.exitCode, null, "the gateway is still running");
     // The generators reach past the door: some requests were valid, most were refused for what they carried.
     assert.ok((statuses.get(400) ?? 0) > 0, JSON.stringify([...statuses]));
+    assert.ok((statuses.get(413) ?? 0) > 0, `oversized bodies were sent and refused: ${JSON.stringify([...statuses])}`);
+  });
+
+  it("fleet fuzz - an oversized body gets its 413 through Node's fetch, the openai client and curl", async () => {
+    // No retries: a broken connection must show as one, not be retried into a pass.
+    const openai = new OpenAI({ baseURL: t.url, apiKey: KEY, maxRetries: 0 });
+    for (const mb of [1, 2, 8]) {
+      const bytes = jsonBodyOf(mb * MB);
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const response = await fetch(`${t.url}/v1/packets`, { method: "POST", headers: { "content-type": "application/json", ...AUTH }, body: bytes });
+        assert.equal(response.status, 413, `fetch, ${mb} MB`);
+        assert.equal(((await response.json()) as { statusCode: number }).statusCode, 413);
+      }
+      await assert.rejects(openai.post("/v1/packets", { body: JSON.parse(bytes.toString()) }), (error: unknown) => {
+        assert.ok(error instanceof OpenAI.APIError && error.status === 413, `openai, ${mb} MB: ${String(error)}`);
+        return true;
+      });
+      const curl = await run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "content-type: application/json", "-H", `authorization: ${AUTH.authorization}`, "--data-binary", `@${bodyFile(mb)}`, `${t.url}/v1/packets`]);
+      assert.equal(curl.stdout, "413", `curl, ${mb} MB`);
+    }
+    // Refused before the body is read: no key (401), not JSON (415); the client still gets the answer.
+    const noKey = await fetch(`${t.url}/v1/packets`, { method: "POST", headers: { "content-type": "application/json" }, body: jsonBodyOf(8 * MB) });
+    assert.equal(noKey.status, 401);
+    await noKey.arrayBuffer();
+    const text = await fetch(`${t.url}/v1/packets`, { method: "POST", headers: { "content-type": "text/plain", ...AUTH }, body: jsonBodyOf(8 * MB) });
+    assert.equal(text.status, 415);
+    await text.arrayBuffer();
+  });
+
+  it("fleet fuzz - an oversized body gets its 413 through Python requests", { skip: python ? false : "no python3 with requests (apt-get install python3-requests)" }, async () => {
+    const script = "import requests, sys\nwith open(sys.argv[2], 'rb') as body:\n    print(requests.post(sys.argv[1], data=body, headers={'content-type': 'application/json', 'authorization': sys.argv[3]}).status_code)";
+    for (const mb of [1, 2, 8]) {
+      const requests = await run(python!, ["-c", script, `${t.url}/v1/packets`, bodyFile(mb), AUTH.authorization]);
+      assert.equal(requests.stdout.trim(), "413", `requests, ${mb} MB`);
+    }
   });
 
   it("fleet fuzz - afterwards the fleet still completes a normal packet", async () => {

@@ -26,6 +26,7 @@ import { protoJsonSchemas, protoSchemaRef } from "./proto-json-schema.js";
 import { requestSchemas, toFeedbackInput, toRouteInput, toSubmitInput } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
 import { toolRoutes } from "./tool-routes.js";
+import { answerAfterUnreadBody } from "./unread-body.js";
 
 export interface AppOptions extends GatewayLimits {
   /** Who may call the API, and as which tenant. */
@@ -75,6 +76,7 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance } : { logger: opts.logger ?? false }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  answerAfterUnreadBody(app);
   app.addHook("onResponse", async (request, reply) => {
     if (UNLOGGED_PATHS.has(request.url)) return;
     request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, responseTimeMs: reply.elapsedTime }, "request completed");
