@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { SERVICES } from "@switchyard/fleet";
@@ -11,6 +12,8 @@ import type { TestFleet } from "./harness.js";
 
 const skip = fleetSkipReason();
 const STAGES = SERVICES.filter((s) => s !== "gateway");
+/** Prometheus's own checker (Debian: apt-get install prometheus); .ci/run installs it. */
+const promtoolMissing = spawnSync("promtool", ["--version"], { stdio: "ignore" }).status === 0 ? false : "no promtool on PATH (apt-get install prometheus)";
 
 describe("fleet metrics - every service's /metrics after a run", { skip }, () => {
   let t: TestFleet;
@@ -72,5 +75,12 @@ describe("fleet metrics - every service's /metrics after a run", { skip }, () =>
     const reviewer = scraped.get("reviewer")!;
     assert.ok((promSample(reviewer, "switchyard_model_call_duration_seconds_count", { model: "scripted-reviewer" }) ?? 0) >= 2);
     assert.equal(promSample(reviewer, "switchyard_model_call_errors_total", { model: "scripted-reviewer" }) ?? 0, 0);
+  });
+
+  it("fleet metrics - promtool check metrics accepts every service's /metrics", { skip: promtoolMissing }, () => {
+    for (const [service, body] of scraped) {
+      const check = spawnSync("promtool", ["check", "metrics"], { input: body, encoding: "utf8" });
+      assert.equal(check.status, 0, `${service}: ${check.stdout}${check.stderr}`);
+    }
   });
 });

@@ -29,6 +29,7 @@ export interface FinishedPacket {
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const CONFIDENCE_BUCKETS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 const ROUND_BUCKETS = [0, 1, 2, 3, 4, 5, 10];
+const ACTIVE_TOTAL_GAUGES = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"];
 
 /** The metrics; a process uses one, `processMetrics()` (tests may make their own). */
 export class Metrics {
@@ -98,6 +99,10 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    // prom-client names these three gauges with `_total`, a suffix Prometheus keeps for
+    // counters (`promtool check metrics` fails on them). Each is the sum of the gauge of the
+    // same name without the suffix, labelled by type, so nothing is lost: sum() gives it.
+    for (const name of ACTIVE_TOTAL_GAUGES) this.registry.removeSingleMetric(name);
     const backlogGauge = (name: string, help: string, value: (backlog: ConsumerBacklog) => number) => {
       const gauge: Gauge<"stage"> = new Gauge({
         name,
