@@ -33,13 +33,10 @@ interface BenchTool {
   inputSchema: JsonObject;
 }
 
-/**
- * Where the benchmarks are: $SWITCHYARD_BENCH_DIR, else shared/bench beside
- * the repository (the layout of a Switchyard checkout: ../shared/bench).
- */
+/** Where the benchmarks are: $SWITCHYARD_BENCH_DIR, else the repository's bench/data (bench/data/README.md). */
 export function benchDir(env: Record<string, string | undefined> = process.env): string {
   if (env["SWITCHYARD_BENCH_DIR"]) return resolve(env["SWITCHYARD_BENCH_DIR"]);
-  return fileURLToPath(new URL("../../../../shared/bench/", import.meta.url));
+  return fileURLToPath(new URL("../../../bench/data/", import.meta.url));
 }
 
 function jsonLines<T>(path: string): T[] {

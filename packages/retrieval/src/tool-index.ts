@@ -79,7 +79,7 @@ export interface ToolIndex {
 /**
  * How much of the fused score comes from dense cosine; the rest is the sparse
  * score. Measured with the local embedder on the shared splits of MetaTool,
- * BFCL and API-Bank (/work/shared/bench): recall@5 moves by about a point for
+ * BFCL and API-Bank (bench/data): recall@5 moves by about a point for
  * weights between 0.2 and 0.65, because the local embedder is lexical too;
  * 0.4 sits in the middle. A real embedding model earns a higher share.
  */

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { benchDir, readBench } from "@switchyard/bench-data";
+import { readBench } from "@switchyard/bench-data";
 import { describe, it } from "node:test";
 import { LocalEmbedder } from "../src/embedder.js";
 import { EmbeddedIndex } from "../src/tool-index.js";
-
-const BENCH_DIR = benchDir();
 
 /**
  * Recall@5 of the default index on MetaTool's single-tool queries (shared
@@ -19,9 +15,8 @@ const RECALL_AT_5_FLOOR = 0.68;
 describe("recall", () => {
   it(
     "recall - metatool single-tool queries find the expected tool in the top 5",
-    { skip: existsSync(join(BENCH_DIR, "metatool.tools.jsonl")) ? false : `no benchmark data in ${BENCH_DIR}` },
     async () => {
-      const { tools, cases: queries } = readBench("metatool", BENCH_DIR);
+      const { tools, cases: queries } = readBench("metatool");
       const index = new EmbeddedIndex(new LocalEmbedder());
       await index.upsert(tools);
       const cases = queries.filter((q) => q.kind === "single" && q.expected.length > 0);
