@@ -1,18 +1,13 @@
-// Offline validation of deploy files against the JSON schemas kept beside the
-// repository (../shared/schemas/README.md): Kubernetes v1.31 "standalone-strict"
+// Offline validation of deploy files against the JSON schemas kept in the
+// repository (deploy/schemas/README.md): Kubernetes v1.31 "standalone-strict"
 // (unknown fields rejected), the Compose Specification, and KEDA's ScaledObject.
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 
-/** $SWITCHYARD_SCHEMAS_DIR, else shared/schemas beside the repository (where CI has it). */
-export const SCHEMAS_DIR = process.env["SWITCHYARD_SCHEMAS_DIR"] ?? fileURLToPath(new URL("../../shared/schemas/", import.meta.url));
-
-/** Why schema validation cannot run here, or false when it can. */
-export const schemasMissing: string | false = existsSync(`${SCHEMAS_DIR}/kubernetes`)
-  ? false
-  : `no schemas at ${SCHEMAS_DIR} (set SWITCHYARD_SCHEMAS_DIR)`;
+/** The repository's copy of the schemas (deploy/schemas/regenerate.mjs rebuilds it from the sources). */
+export const SCHEMAS_DIR = fileURLToPath(new URL("../deploy/schemas/", import.meta.url));
 
 export function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? []).map((error) => `${error.instancePath || "/"} ${error.message ?? ""} ${JSON.stringify(error.params)}`).join("\n");
