@@ -1,8 +1,12 @@
 // `pnpm start`: the whole fleet on this machine, one process per service, with
 // readable prefixed logs. Uses NATS_URL when set, else starts a private
-// nats-server from PATH with JetStream in a temp dir.
+// nats-server from PATH whose JetStream data (packets, learned examples, the
+// catalog) stays in the data folder from one run to the next, like the memory
+// server's file and the router's vectors. `pnpm reset` empties the folder.
+import { join } from "node:path";
 import { natsServerAvailable, startLocalNats } from "@switchyard/local-nats";
 import { SERVICES, startFleet } from "@switchyard/fleet";
+import { localDataDir } from "./data-dir.mjs";
 
 const COLORS = [36, 32, 33, 35, 34, 31];
 const width = Math.max(...SERVICES.map((s) => s.length));
@@ -20,6 +24,22 @@ function print(service, record, line) {
   console.log(`${prefix} ${LEVELS[record.level] ?? record.level} ${record.msg ?? ""}${extra}`);
 }
 
+/**
+ * Every service listens on its own port: the gateway's HTTP API on HTTP_PORT (8080), each
+ * stage's /healthz, /readyz and /metrics on the next ones in the order a packet meets them
+ * (intent 8081 … executor 8085). A HEALTH_PORT in the environment would give them all one.
+ */
+function ports() {
+  const base = Number(process.env.HTTP_PORT ?? 8080);
+  if (!Number.isInteger(base) || base < 1 || base + SERVICES.length > 65536) {
+    console.error(`HTTP_PORT=${process.env.HTTP_PORT} is not a port that leaves room for the ${SERVICES.length - 1} stages after it`);
+    process.exit(1);
+  }
+  if (process.env.HEALTH_PORT) console.log(`HEALTH_PORT=${process.env.HEALTH_PORT} ignored: pnpm start gives each service its own port after HTTP_PORT=${base}`);
+  return Object.fromEntries(SERVICES.map((name, offset) => [name, offset === 0 ? { HTTP_PORT: String(base) } : { HEALTH_PORT: String(base + offset) }]));
+}
+
+const dataDir = localDataDir();
 let nats;
 let natsUrl = process.env.NATS_URL;
 if (!natsUrl) {
@@ -30,31 +50,73 @@ if (!natsUrl) {
     );
     process.exit(1);
   }
-  nats = await startLocalNats();
+  try {
+    // Its own process group, like the services: Ctrl-C stops them first, then NATS.
+    nats = await startLocalNats({ dataDir: join(dataDir, "nats"), detached: true });
+  } catch (error) {
+    console.error(`${error.message}: is Switchyard already running? Stop it, or set SWITCHYARD_DATA_DIR to another folder.`);
+    process.exit(1);
+  }
   natsUrl = nats.url;
-  console.log(`nats-server with JetStream on ${natsUrl} (data in ${nats.dir})`);
+  console.log(`nats-server with JetStream on ${natsUrl}`);
 }
 
+/** Port settings a service could not listen on (its fatal log line names the setting). */
+const portsTaken = new Set();
 let fleet;
 try {
-  fleet = await startFleet({ natsUrl, onLog: print, env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "info" } });
+  fleet = await startFleet({
+    natsUrl,
+    onLog: (service, record, line) => {
+      if (record.level === 60 && record.setting) portsTaken.add(record.setting);
+      print(service, record, line);
+    },
+    detached: true,
+    env: {
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+      // Local mode has no API keys: nothing listens beyond this machine unless asked to.
+      HTTP_HOST: process.env.HTTP_HOST ?? "127.0.0.1",
+      HEALTH_HOST: process.env.HEALTH_HOST ?? "127.0.0.1",
+      SWITCHYARD_DATA_DIR: dataDir,
+      ROUTER_DATA_DIR: join(dataDir, "router"),
+    },
+    serviceEnv: ports(),
+  });
 } catch (error) {
-  console.error(String(error));
+  console.error(String(error.message ?? error));
+  if (portsTaken.has("HEALTH_PORT") || portsTaken.has("HTTP_PORT")) {
+    console.error("pnpm start puts the services on HTTP_PORT (default 8080) and the five ports after it: set HTTP_PORT to move them all, e.g. HTTP_PORT=9080.");
+  }
   await nats?.stop();
   process.exit(1);
 }
-const gateway = fleet.processes.get("gateway").ready;
+const ready = Object.fromEntries([...fleet.processes].map(([name, service]) => [name, service.ready]));
+const { auth, grpcPort } = ready.gateway;
 // startFleet runs local mode (AUTH=none, tenant "local") unless AUTH, API_KEYS or API_KEYS_FILE is set.
-const auth = gateway.auth === "none" ? "local mode, no API keys (AUTH=none)" : "API keys required (Authorization: Bearer <key>)";
-console.log(`\nSwitchyard is up: HTTP ${fleet.gatewayUrl()} (docs at /docs), gRPC 127.0.0.1:${gateway.grpcPort}; ${auth}. Ctrl-C stops it.\n`);
+const mode = auth === "none" ? "local mode, no API keys (AUTH=none)" : "API keys required (Authorization: Bearer <key>)";
+const stagePorts = SERVICES.slice(1).map((name) => `${name} :${ready[name].healthPort}`).join(", ");
+console.log(
+  [
+    "",
+    `Switchyard is up, ${mode}:`,
+    `  HTTP    ${fleet.gatewayUrl()}   (API docs at /docs, metrics at /metrics)`,
+    `  gRPC    127.0.0.1:${grpcPort}`,
+    `  stages  /healthz, /readyz, /metrics on ${stagePorts}`,
+    `  data    ${nats ? dataDir : `${dataDir} (JetStream data on ${natsUrl})`}; \`pnpm reset\` starts clean`,
+    "Ctrl-C stops it.",
+    "",
+  ].join("\n"),
+);
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, async () => {
     if (stopping) return;
     stopping = true;
+    // The services drain first (each finishes its packets and closes its NATS connection), then NATS stops.
     await fleet.stop();
     await nats?.stop();
+    console.log("Switchyard stopped.");
     process.exit(0);
   });
 }

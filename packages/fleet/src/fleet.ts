@@ -53,6 +53,11 @@ export interface FleetOptions {
    * from services/<name> in the workspace.
    */
   bundles?: Partial<Record<ServiceName, string>>;
+  /**
+   * Each service in its own process group, so that a terminal's Ctrl-C reaches only
+   * the caller, which then stops the services itself before NATS. @default false
+   */
+  detached?: boolean;
 }
 
 export interface ServiceProcess {
@@ -99,6 +104,8 @@ function exited(child: ChildProcess): Promise<void> {
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const processes = new Map<ServiceName, ServiceProcess>();
   const running = new Set<ServiceProcess>();
+  /** Processes started and not yet ready: stop() ends them too, so a failed start leaves none behind. */
+  const starting = new Set<ChildProcess>();
   const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
 
   const launch = (name: ServiceName): Promise<ServiceProcess> => {
@@ -107,7 +114,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       cwd: bundle ?? REPO_ROOT,
       env: localModeByDefault({ ...process.env, NATS_URL: options.natsUrl, ...options.env, ...options.serviceEnv?.[name] }),
       stdio: ["ignore", "pipe", "pipe"],
+      detached: options.detached ?? false,
     });
+    starting.add(child);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         // A process that never got ready is not in the fleet, so nothing else would stop it.
@@ -116,6 +125,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       }, readyTimeoutMs);
       child.once("exit", (code, signal) => {
         clearTimeout(timer);
+        starting.delete(child);
         reject(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`));
       });
       for (const stream of [child.stdout!, child.stderr!]) {
@@ -130,6 +140,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
           if (record.msg === "ready") {
             clearTimeout(timer);
             child.removeAllListeners("exit");
+            starting.delete(child);
             const started = { name, child, ready: record };
             processes.set(name, started);
             running.add(started);
@@ -163,11 +174,12 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     },
     start: launch,
     async stop() {
-      const children = [...running].map((p) => p.child);
+      const children = [...[...running].map((p) => p.child), ...starting];
       for (const child of children) child.kill("SIGTERM");
       await Promise.all(children.map(exited));
       processes.clear();
       running.clear();
+      starting.clear();
     },
   };
 

@@ -1,2 +1,2 @@
-export { natsServerAvailable, startLocalNats } from "./local-nats.js";
+export { natsServerAvailable, runningNatsPid, startLocalNats } from "./local-nats.js";
 export type { LocalNats, LocalNatsOptions } from "./local-nats.js";

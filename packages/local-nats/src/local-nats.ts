@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -8,13 +8,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 export interface LocalNats {
   url: string;
   port: number;
-  /** JetStream's store; kept across restart() so streams survive like on a real server. */
+  /** The server's folder, JetStream's store in it; kept across restart() so streams survive like on a real server. */
   dir: string;
   /** Kills the server at once (SIGKILL), as a crash would. */
   kill(): Promise<void>;
   /** Starts it again on the same port with the same store. */
   restart(): Promise<void>;
-  /** Stops it and removes its directory. */
+  /** Stops it, and removes its folder unless the caller gave it (`dataDir`). */
   stop(): Promise<void>;
 }
 
@@ -23,6 +23,16 @@ export interface LocalNatsOptions {
   binary?: string;
   /** How long to wait for it to listen. @default 10000 */
   startTimeoutMs?: number;
+  /**
+   * A folder that keeps the server's JetStream data from one run to the next; stop()
+   * leaves it. @default a fresh temp folder, removed by stop()
+   */
+  dataDir?: string;
+  /**
+   * Run the server in its own process group, so that a terminal's Ctrl-C reaches only
+   * the caller, which can then stop its NATS clients before the server. @default false
+   */
+  detached?: boolean;
 }
 
 /** True when a nats-server binary can be run. */
@@ -46,6 +56,26 @@ function writeConfig(dir: string, port: number): string {
   return path;
 }
 
+/** The pid of a nats-server still running on `dir` (its ports file names it), or undefined. */
+export function runningNatsPid(dir: string): number | undefined {
+  if (!existsSync(dir)) return undefined;
+  for (const name of readdirSync(dir)) {
+    const pid = Number(/^nats-server_(\d+)\.ports$/.exec(name)?.[1]);
+    if (pid > 0 && alive(pid)) return pid;
+  }
+  return undefined;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 async function waitForPort(dir: string, child: ChildProcess, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -66,17 +96,21 @@ async function waitForExit(child: ChildProcess): Promise<void> {
   await new Promise((resolve) => child.once("exit", resolve));
 }
 
-/** Starts a nats-server with JetStream on a free loopback port, its data in a fresh temp dir. */
+/** Starts a nats-server with JetStream on a free loopback port, its data in `dataDir` or a fresh temp dir. */
 export async function startLocalNats(options: LocalNatsOptions = {}): Promise<LocalNats> {
   const binary = options.binary ?? "nats-server";
   const timeoutMs = options.startTimeoutMs ?? 10_000;
-  const dir = mkdtempSync(join(tmpdir(), "switchyard-nats-"));
+  const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), "switchyard-nats-"));
+  mkdirSync(dir, { recursive: true });
+  // Two servers on one JetStream store would corrupt it.
+  const running = runningNatsPid(dir);
+  if (running !== undefined) throw new Error(`a nats-server (pid ${running}) already keeps its data in ${dir}`);
   let port = -1;
   let child: ChildProcess;
 
   const launch = async () => {
     for (const name of readdirSync(dir)) if (name.endsWith(".ports")) rmSync(join(dir, name));
-    child = spawn(binary, ["-c", writeConfig(dir, port)], { stdio: "ignore" });
+    child = spawn(binary, ["-c", writeConfig(dir, port)], { stdio: "ignore", detached: options.detached ?? false });
     child.on("error", () => {});
     port = await waitForPort(dir, child, timeoutMs);
   };
@@ -96,7 +130,8 @@ export async function startLocalNats(options: LocalNatsOptions = {}): Promise<Lo
     async stop() {
       child.kill("SIGTERM");
       await waitForExit(child);
-      if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+      if (options.dataDir === undefined) rmSync(dir, { recursive: true, force: true });
+      else for (const name of readdirSync(dir)) if (name.endsWith(".ports")) rmSync(join(dir, name));
     },
   };
   return handle;

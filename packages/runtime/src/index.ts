@@ -1,3 +1,5 @@
+export { isPortTaken, listenOrExit } from "./listen.js";
+export type { ListenAddress } from "./listen.js";
 export { runtimeConfigSchema } from "./runtime-config.js";
 export type { RuntimeConfig } from "./runtime-config.js";
 export { drainOnSignals, runStage, runStageService, startService } from "./service.js";

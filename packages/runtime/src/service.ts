@@ -22,6 +22,7 @@ import type { ConfigSchema } from "@switchyard/config";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
 import { createLogger, INSTANCE, initTracing, processMetrics } from "@switchyard/telemetry";
 import type { Logger, Tracing, TracingOptions } from "@switchyard/telemetry";
+import { listenOrExit } from "./listen.js";
 import { runtimeConfigSchema } from "./runtime-config.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { finishedPacket, measuredHandler, watchStageConsumer } from "./stage-metrics.js";
@@ -91,7 +92,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
       const { contentType, body } = await processMetrics().exposition();
       return reply.type(contentType).send(body);
     });
-    await health.listen({ port: healthPort, host: config.HEALTH_HOST });
+    await listenOrExit(() => health!.listen({ port: healthPort, host: config.HEALTH_HOST }), { host: config.HEALTH_HOST, port: healthPort, setting: "HEALTH_PORT" }, logger);
   }
 
   let shuttingDown: Promise<void> | undefined;

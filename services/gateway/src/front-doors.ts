@@ -2,6 +2,7 @@
 // module only once tracing runs, so that @grpc/grpc-js loads instrumented.
 import { ServerCredentials } from "@grpc/grpc-js";
 import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket } from "@switchyard/bus";
+import { listenOrExit } from "@switchyard/runtime";
 import type { ServiceContext } from "@switchyard/runtime";
 import { buildApp } from "./app.js";
 import type { Authenticator } from "./auth.js";
@@ -49,13 +50,18 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, a
     rateLimit: { max: tenantLimit(config, "RATE_LIMIT_MAX"), windowMs: config.RATE_LIMIT_WINDOW_MS },
     loggerInstance: service.logger,
   });
-  await app.listen({ port: config.HTTP_PORT, host: config.HTTP_HOST });
+  await listenOrExit(() => app.listen({ port: config.HTTP_PORT, host: config.HTTP_HOST }), { host: config.HTTP_HOST, port: config.HTTP_PORT, setting: "HTTP_PORT" }, service.logger);
 
   const grpc = buildGrpcServer(deps, limits);
-  const grpcPort = await new Promise<number>((resolve, reject) =>
-    grpc.server.bindAsync(`${config.HTTP_HOST}:${config.GRPC_PORT}`, ServerCredentials.createInsecure(), (error, port) =>
-      error ? reject(error) : resolve(port),
-    ),
+  const grpcPort = await listenOrExit(
+    () =>
+      new Promise<number>((resolve, reject) =>
+        grpc.server.bindAsync(`${config.HTTP_HOST}:${config.GRPC_PORT}`, ServerCredentials.createInsecure(), (error, port) =>
+          error ? reject(error) : resolve(port),
+        ),
+      ),
+    { host: config.HTTP_HOST, port: config.GRPC_PORT, setting: "GRPC_PORT" },
+    service.logger,
   );
 
   // Stop order on SIGTERM: refuse new work first (health NOT_SERVING, HTTP

@@ -1,0 +1,149 @@
+import { spawn, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import assert from "node:assert/strict";
+import { fleetSkipReason } from "./harness.js";
+
+const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
+const EXAMPLE = "what is written in my notes about the garden";
+
+/** A base port with it and the five after it free on loopback, as `pnpm start` needs. */
+async function freePortRun(): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const free = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => new Promise<boolean>((resolve) => {
+        const server = createServer().once("error", () => resolve(false));
+        server.listen(base + i, "127.0.0.1", () => server.close(() => resolve(true)));
+      })),
+    );
+    if (free.every(Boolean)) return base;
+  }
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `pnpm start`'s script in its own process group, as a terminal runs it; resolves once its banner is out. */
+async function start(env: Record<string, string>): Promise<Started> {
+  const child = spawn(process.execPath, ["scripts/start.mjs"], { cwd: REPO_ROOT, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let text = "";
+  child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!text.includes("Ctrl-C stops it")) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`pnpm start did not come up:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, output: () => text, exited };
+}
+
+/** Ctrl-C in a terminal: SIGINT to the whole foreground process group. */
+function ctrlC(started: Started): Promise<number | null> {
+  process.kill(-started.child.pid!, "SIGINT");
+  return started.exited;
+}
+
+describe("pnpm start - a local fleet that keeps what it learned, on loopback, and stops cleanly", { skip: fleetSkipReason() }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "switchyard-start-"));
+  let base: number;
+  let env: Record<string, string>;
+
+  before(async () => {
+    base = await freePortRun();
+    env = { SWITCHYARD_DATA_DIR: dataDir, HTTP_PORT: String(base), GRPC_PORT: "0", HEALTH_PORT: "9", NATS_URL: "" };
+  });
+
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("pnpm start - each service on its own port after HTTP_PORT, printed in the banner, all on 127.0.0.1", async () => {
+    const started = await start(env);
+    try {
+      const banner = started.output();
+      assert.match(banner, /HEALTH_PORT=9 ignored/);
+      assert.match(banner, new RegExp(`HTTP +http://127\\.0\\.0\\.1:${base}`));
+      assert.match(banner, new RegExp(`intent :${base + 1}, embedding-router :${base + 2}, selector :${base + 3}, reviewer :${base + 4}, executor :${base + 5}`));
+      for (let port = base; port <= base + 5; port++) {
+        assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200, `port ${port}`);
+      }
+      // Nothing of the fleet listens beyond loopback: its processes' listening sockets, from the kernel's table.
+      const listening = spawnSync("ss", ["-Hltnp"], { encoding: "utf8" }).stdout.split("\n");
+      const ours = listening.filter((line) => [...line.matchAll(/pid=(\d+)/g)].some(([, pid]) => isFleetProcess(Number(pid), dataDir)));
+      assert.ok(ours.length >= 8, `the fleet's sockets:\n${ours.join("\n")}`);
+      for (const line of ours) assert.match(line, /\s127\.0\.0\.1:\d+\s/, line);
+
+      const taught = await fetch(`http://127.0.0.1:${base}/v1/tools/filesystem.read_text_file/examples`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ examples: [EXAMPLE] }),
+      });
+      assert.equal(taught.status, 200);
+    } finally {
+      assert.equal(await ctrlC(started), 0, started.output());
+    }
+    const output = started.output();
+    assert.match(output, /Switchyard stopped\./);
+    assert.doesNotMatch(output, /drain failed|\berror\b|Error:/i, output);
+  });
+
+  it("pnpm start - the example taught before Ctrl-C is there after the next start", async () => {
+    const started = await start(env);
+    try {
+      const catalog = (await (await fetch(`http://127.0.0.1:${base}/v1/tools`)).json()) as { tools: { name: string; examples: string[] }[] };
+      const tool = catalog.tools.find((candidate) => candidate.name === "filesystem.read_text_file");
+      assert.ok(tool?.examples.includes(EXAMPLE), JSON.stringify(tool?.examples));
+      const reset = spawnSync(process.execPath, ["scripts/reset.mjs"], { cwd: REPO_ROOT, env: { ...process.env, ...env }, encoding: "utf8" });
+      assert.equal(reset.status, 1, "no reset while the fleet runs");
+      assert.match(reset.stderr, /stop it/);
+    } finally {
+      assert.equal(await ctrlC(started), 0, started.output());
+    }
+  });
+
+  it("pnpm start - a port that is taken is one line naming it and the setting to change, and no process stays behind", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(base + 3, "127.0.0.1", resolve));
+    try {
+      const child = spawn(process.execPath, ["scripts/start.mjs"], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      assert.equal(code, 1, output);
+      assert.match(output, new RegExp(`port ${base + 3} on 127\\.0\\.0\\.1 is taken by another process`));
+      assert.match(output, /set HTTP_PORT to move them all/);
+      assert.doesNotMatch(output, /EADDRINUSE|^\s+at /m, "no stack trace");
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+    const left = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry) && isFleetProcess(Number(entry), dataDir));
+    assert.deepEqual(left, [], "no service or nats-server of the failed start still runs");
+  });
+
+  it("pnpm reset - empties the data folder once the fleet has stopped", () => {
+    assert.ok(existsSync(join(dataDir, "nats")));
+    const reset = spawnSync(process.execPath, ["scripts/reset.mjs"], { cwd: REPO_ROOT, env: { ...process.env, ...env }, encoding: "utf8" });
+    assert.equal(reset.status, 0, reset.stderr);
+    assert.equal(existsSync(dataDir), false);
+  });
+});
+
+/** True for a process of the fleet under test: a service or nats-server started with this data folder. */
+function isFleetProcess(pid: number, dataDir: string): boolean {
+  try {
+    const environ = readFileSync(`/proc/${pid}/environ`, "utf8");
+    const args = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    return environ.includes(`SWITCHYARD_DATA_DIR=${dataDir}`) || args.includes(dataDir);
+  } catch {
+    return false;
+  }
+}
