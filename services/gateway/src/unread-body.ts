@@ -43,9 +43,10 @@ export function dropUnreadBody(raw: IncomingMessage, limits: UnreadBodyLimits): 
  */
 export function answerAfterUnreadBody(app: FastifyInstance, limits: UnreadBodyLimits = UNREAD_BODY_LIMITS): void {
   app.addHook("onSend", (request, reply, payload, done) => {
-    // Nearly every request has arrived whole by now: no promise for those.
-    if (request.raw.complete || request.raw.destroyed) return done(null, payload);
-    void dropUnreadBody(request.raw, limits).then((whole) => {
+    // Nearly every request has arrived whole (or been read to its end) by now: no promise for those.
+    const raw = request.raw;
+    if (raw.complete || raw.readableEnded || raw.destroyed) return done(null, payload);
+    void dropUnreadBody(raw, limits).then((whole) => {
       if (!whole) void reply.header("connection", "close");
       done(null, payload);
     });
