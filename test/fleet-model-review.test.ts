@@ -68,7 +68,8 @@ describe("fleet model review - an approved rm -rf without ALLOW_EXECUTE_TOOLS", 
     assert.equal(packet.toolRouting.executionStatus, "SKIPPED");
     assert.match(log, /model scripted-selector/);
     assert.match(log, /model scripted-reviewer review/);
-    assert.match(log, /ALLOW_EXECUTE_TOOLS is off, so it is dry-run/);
+    assert.match(log, /as a dry run .*ALLOW_EXECUTE_TOOLS is off/);
+    assert.match(packet.stateReason, /^dry run: memory\.delete_entities is an execute tool and ALLOW_EXECUTE_TOOLS is off; set ALLOW_EXECUTE_TOOLS=true/);
     assert.ok(holdsBuild(memory), "the entity is still there");
 
     const temperatures = Object.fromEntries(server.chatRequests.map((r) => [r.model, r.temperature]));

@@ -84,7 +84,7 @@ describe("bus", () => {
     });
     const route = await startStageWorker({
       nc, stage: "route", service: "embedding-router", packets, tracer: tracing.tracer, logger,
-      handle: (p: Packet): StageOutcome => (finish(p, Packet_State.COMPLETED), { done: true }),
+      handle: (p: Packet): StageOutcome => (finish(p, Packet_State.COMPLETED, "done: routed"), { done: true }),
     });
     // Watch the raw messages to check their headers.
     const js = jetstream(nc);
@@ -178,7 +178,7 @@ describe("bus", () => {
       handle: (packet): StageOutcome => {
         deliveries.push(Date.now());
         if (deliveries.length < 3) throw new RetryLater(`not yet (${deliveries.length})`);
-        finish(packet, Packet_State.COMPLETED);
+        finish(packet, Packet_State.COMPLETED, "done: third delivery");
         return { done: true };
       },
     });

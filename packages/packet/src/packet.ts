@@ -136,8 +136,11 @@ export function setSketchpad(packet: Packet, slot: string, content: JsonValue, c
   else pad.push(entry);
 }
 
-/** Ends the packet: the state it finished in, and why when that is not plain completion. */
-export function finish(packet: Packet, state: Packet_State, reason = ""): Packet {
+/**
+ * Ends the packet: the state it finished in, and why, in words a person can act on
+ * (docs/packet-outcomes.md lists the outcomes and their reasons).
+ */
+export function finish(packet: Packet, state: Packet_State, reason: string): Packet {
   packet.state = state;
   packet.stateReason = reason;
   if (packet.header) packet.header.updatedAt = timestampNow();

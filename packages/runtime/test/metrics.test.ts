@@ -38,7 +38,7 @@ function stageLogic(held: () => void, gate: Promise<void>) {
       routing.executionStatus = ToolRoutingState_ExecutionStatus.EXECUTED;
       routing.reinjectionCount = 1;
     }
-    finish(packet, Packet_State.COMPLETED);
+    finish(packet, Packet_State.COMPLETED, "done: fs.read_text_file ran");
     return { done: true };
   };
 }

@@ -47,7 +47,7 @@ export async function routeWithFallback(
   }
   if (hybrid) {
     const unindexed = hasSemantic(hybrid) ? 0 : catalog.all().length - index.size;
-    if (unindexed <= 0) return { candidates: hybrid, warnings };
+    if (unindexed <= 0) return result(hybrid, warnings, catalog, req);
     warnings.push(`no tool found, but ${unindexed} catalog tool(s) are not indexed (their embedding failed)`);
   } else {
     try {
@@ -60,7 +60,13 @@ export async function routeWithFallback(
   }
   const candidates = wholeCatalog(catalog.all(), req);
   warnings.push(`returned the whole catalog within the request's filter (${candidates.length} tools, unscored)`);
-  return { candidates, warnings };
+  return result(candidates, warnings, catalog, req);
+}
+
+/** The route result; when no tool matched, with how many tools were searched, for the packet's reason. */
+function result(candidates: RoutingCandidate[], warnings: string[], catalog: RouterCatalog, req: RouteQuery): RouteResult {
+  if (hasSemantic(candidates)) return { candidates, warnings };
+  return { candidates, warnings, searched: catalog.all().filter((tool) => matchesFilter(tool, req.filter)).length };
 }
 
 /** The index searched by its sparse part alone (`SearchOptions.sparseOnly`). */

@@ -12,7 +12,7 @@ import {
 } from "@switchyard/packet";
 import type { Packet, RoutingCandidate, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import type { Config } from "./config.js";
-import { isNoTool, judgeToolNeed, matchesFilter } from "@switchyard/retrieval";
+import { DEFAULT_TOOL_NEED_THRESHOLD, isNoTool, judgeToolNeed, matchesFilter } from "@switchyard/retrieval";
 import type { ToolFilter, ToolIndex, ToolNeedGateSettings } from "@switchyard/retrieval";
 
 /** What the router is asked: the same for the route stage and the route-only API. */
@@ -82,6 +82,8 @@ export interface RouteResult {
   candidates: RoutingCandidate[];
   /** Empty unless something failed: what failed and what was returned instead. */
   warnings: string[];
+  /** Set when no tool matched (core tools aside): how many tools were searched, the catalog within the request's filter. */
+  searched?: number;
 }
 
 export interface RouteStageDeps {
@@ -114,7 +116,7 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   const started = performance.now();
   const content = contentOf(packet);
   const query = (intentOf(packet).query || content.originalPrompt).trim();
-  const { candidates, warnings } = await deps.route({
+  const { candidates, warnings, searched } = await deps.route({
     query,
     filter: { names: content.allowedTools, pools: content.pools, domains: content.domains, tenant: packet.header?.tenant ?? "" },
   });
@@ -133,7 +135,7 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
       summary: `no tool in the catalog matches ${quote(query)}${coreNote}`,
       durationMs: performance.now() - started,
     });
-    finish(packet, Packet_State.COMPLETED, "no tool in the catalog matches");
+    finish(packet, Packet_State.COMPLETED, `no tool matched the request in the catalog${searched === undefined ? "" : ` (${searched} tools)`}`);
     return { done: true };
   }
 
@@ -142,9 +144,9 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
     const results = semantic.flatMap((c) => (c.tool ? [{ tool: c.tool, score: c.score }] : []));
     const input = { query, results, requested: routing.needsTool, allowList: content.allowedTools.length > 0 };
     const verdict = judgeToolNeed(input, deps.toolNeed);
-    const why =
-      `tool-need probability ${verdict.probability.toFixed(2)}; ${semantic[0]?.tool?.name ?? "?"} ${semantic[0]?.score.toFixed(2)} ` +
-      `covers ${percent(verdict.relevance.coverage)} of the message's content words`;
+    const best = `${semantic[0]?.tool?.name ?? "?"} ${semantic[0]?.score.toFixed(2)}`;
+    const probability = `tool-need probability ${verdict.probability.toFixed(2)}`;
+    const why = `${probability}; ${best} covers ${percent(verdict.relevance.coverage)} of the message's content words`;
     if (!verdict.needed) {
       routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
       addReflection(packet, {
@@ -153,7 +155,13 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
         confidence: verdict.probability,
         durationMs: performance.now() - started,
       });
-      finish(packet, Packet_State.COMPLETED, "no tool needed");
+      const threshold = deps.toolNeed?.threshold ?? DEFAULT_TOOL_NEED_THRESHOLD;
+      finish(
+        packet,
+        Packet_State.COMPLETED,
+        `no tool needed: ${probability} < ${threshold.toFixed(2)} (best match ${best}); ` +
+          "to route it anyway, name the file or tool, or lower ROUTER_TOOL_NEED_THRESHOLD",
+      );
       return { done: true };
     }
     routing.needsTool = true;

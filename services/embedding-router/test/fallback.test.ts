@@ -124,8 +124,19 @@ describe("route fallback (embedder behind the scripted OpenAI-compatible server)
   });
 
   it("fallback - an empty allowed catalog stays empty (nothing outside the filter to offer)", async () => {
-    const { candidates } = await routeWithFallback(new UnreachableIndex(), catalog, { query: "anything", filter: { pools: ["none"] } }, config);
+    const { candidates, searched } = await routeWithFallback(new UnreachableIndex(), catalog, { query: "anything", filter: { pools: ["none"] } }, config);
     assert.deepEqual(candidates, []);
+    assert.equal(searched, 0);
+  });
+
+  it("fallback - no tool matched: the result says how many tools the request could get (for the packet's reason)", async () => {
+    const all = await routeWithFallback(index, catalog, { query: "tell me a joke" }, config);
+    assert.deepEqual(names(all.candidates), ["sandbox.python", "time.now"], "core tools alone");
+    assert.equal(all.searched, TOOLS.length);
+    const allowed = await routeWithFallback(index, catalog, { query: "tell me a joke", filter: { names: ["filesystem.read_text_file", "time.now"] } }, config);
+    assert.equal(allowed.searched, 2);
+    const found = await routeWithFallback(index, catalog, { query: "please read the file notes/todo.md" }, config);
+    assert.equal(found.searched, undefined, "only counted when nothing matched");
   });
 
   it("fallback - the route stage with the embedder down hands the packet to the selector and logs the warning", async () => {

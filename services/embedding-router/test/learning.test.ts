@@ -54,7 +54,7 @@ function finished(outcome: Outcome = {}): Packet {
   routing.executionStatus = outcome.status ?? Status.EXECUTED;
   routing.dryRun = outcome.dryRun ?? false;
   routing.executionResult = create(ToolExecutionResultSchema, { success: outcome.success ?? true });
-  finish(packet, outcome.state ?? Packet_State.COMPLETED);
+  finish(packet, outcome.state ?? Packet_State.COMPLETED, "done: as scripted");
   return packet;
 }
 

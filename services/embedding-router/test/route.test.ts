@@ -245,7 +245,7 @@ describe("route", () => {
       assert.equal(asked[0]?.requested, false);
       assert.equal(asked[0]?.allowList, false);
       assert.equal(packet.state, Packet_State.COMPLETED);
-      assert.equal(packet.stateReason, "no tool needed");
+      assert.match(packet.stateReason, /^no tool needed: tool-need probability 0\.20 < 0\.50 \(best match filesystem\.\w+ 0\.\d\d\); .*lower ROUTER_TOOL_NEED_THRESHOLD$/);
       assert.equal(packet.toolRouting?.executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
       assert.equal(packet.toolRouting?.needsTool, false);
       const entry = packet.reasoning?.reflectionLog.at(-1);
@@ -269,12 +269,13 @@ describe("route", () => {
       assert.equal(asked.length, 0);
     });
 
-    it("route - stage ends the packet when no tool in the catalog matches", async () => {
+    it("route - stage ends the packet when no tool in the catalog matches, saying how many tools it searched", async () => {
       const packet = newPacket({ message: "tell me a joke" });
       const { deps } = recording();
-      assert.deepEqual(await routeStage(packet, deps), { done: true });
+      const searched = (req: RouteQuery) => deps.route(req).then((result) => ({ ...result, searched: 12 }));
+      assert.deepEqual(await routeStage(packet, { route: searched }), { done: true });
       assert.equal(packet.state, Packet_State.COMPLETED);
-      assert.equal(packet.stateReason, "no tool in the catalog matches");
+      assert.equal(packet.stateReason, "no tool matched the request in the catalog (12 tools)");
       assert.equal(packet.toolRouting?.executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
       const entry = packet.reasoning?.reflectionLog.at(-1);
       assert.equal(entry?.step, "route");

@@ -21,6 +21,7 @@ import { callOnce, executionKey } from "./idempotent-execution.js";
 import type { ExecutionLedger, OnceOutcome } from "./idempotent-execution.js";
 import type { McpPool, ToolCallResult } from "./mcp-pool.js";
 import { capToolOutput } from "./output-cap.js";
+import { withRelativePaths } from "./relative-paths.js";
 import type { VetCall } from "./tool-guard.js";
 
 export interface ExecuteDeps {
@@ -29,6 +30,8 @@ export interface ExecuteDeps {
   vetCall?: VetCall;
   /** The executions bucket that makes each call happen once per packet and hop; absent: calls are made as they come. */
   ledger?: ExecutionLedger;
+  /** The directories a server serves (relative-paths.ts `rootsByServer`); a tool's error and output name paths relative to them. */
+  rootsOf?: (server: string) => readonly string[];
 }
 
 /**
@@ -58,7 +61,8 @@ export async function executeStage(
   const source = `mcp:${candidate.tool.server}`;
 
   if (routing.dryRun) {
-    const why = routing.reviewReasoning || "the review asked for a dry run";
+    // The reviewer's reasoning starts with "dry run: " and what would let the call run.
+    const why = routing.reviewReasoning || `dry run: the review asked for one; ${tool} was not run`;
     const result: ToolCallResult = {
       success: true,
       output: { dryRun: true, tool, arguments: params },
@@ -68,10 +72,10 @@ export async function executeStage(
     routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
     addReflection(packet, {
       step: "tool_execution",
-      summary: `dry-run: ${tool} not executed: ${why}`,
+      summary: `${tool} not executed: ${why}`,
       confidence: routing.reviewConfidence,
     });
-    finish(packet, Packet_State.COMPLETED);
+    finish(packet, Packet_State.COMPLETED, why);
     return { done: true };
   }
 
@@ -95,7 +99,8 @@ export async function executeStage(
   if (once.kind === "unknown") {
     return failExecution(packet, `${tool}: ${once.reason}`);
   }
-  const result = capToolOutput(packet, tool, once.result, config.TOOL_OUTPUT_MAX_BYTES);
+  const relative = withRelativePaths(once.result, deps.rootsOf?.(candidate.tool.server) ?? []);
+  const result = capToolOutput(packet, tool, relative, config.TOOL_OUTPUT_MAX_BYTES);
   inject(packet, tool, params, result, source);
   routing.executionStatus = result.success
     ? ToolRoutingState_ExecutionStatus.EXECUTED

@@ -22,13 +22,16 @@ import type { Packet } from "@switchyard/packet";
 import { executeStage } from "../src/execute.js";
 import type { ExecuteDeps } from "../src/execute.js";
 import { McpPool } from "../src/mcp-pool.js";
+import { rootsByServer } from "../src/relative-paths.js";
 import { loadServersConfig } from "../src/servers-config.js";
+import type { ServerConfig } from "../src/servers-config.js";
 
 const CONFIG = { MCP_CALL_TIMEOUT_MS: 10_000, TOOL_OUTPUT_MAX_BYTES: 65_536 };
 
 describe("execute stage", () => {
   let dir = "";
   let pool: McpPool;
+  let servers: ServerConfig[] = [];
   let calls: string[] = [];
   // The real pool, with a record of what was called so "never called" can be asserted as well as observed.
   const deps: ExecuteDeps = {
@@ -43,7 +46,8 @@ describe("execute stage", () => {
     await mkdir(join(dir, "workspace/notes"), { recursive: true });
     await writeFile(join(dir, "workspace/notes/todo.md"), "- [ ] ship the executor\n");
     await writeFile(join(dir, "switchyard.yaml"), 'servers:\n  filesystem:\n    command: mcp-server-filesystem\n    args: ["./workspace"]\n');
-    pool = await McpPool.connect((await loadServersConfig(join(dir, "switchyard.yaml"), {})).servers);
+    ({ servers } = await loadServersConfig(join(dir, "switchyard.yaml"), {}));
+    pool = await McpPool.connect(servers);
   });
   after(async () => {
     await pool?.close();
@@ -152,6 +156,21 @@ describe("execute stage", () => {
     assert.match(packet.reasoning?.reflectionLog.at(-1)?.summary ?? "", /^Executed filesystem\.read_text_file: failed in \d+ ms: .*ENOENT/);
   });
 
+  it("execute - a tool's error names the path relative to the served directory, not where it is on the server", async () => {
+    const packet = routedPacket("filesystem.read_text_file", { path: "notes/gone.md" }, ["filesystem.read_text_file"]);
+    await executeStage(packet, { ...deps, rootsOf: rootsByServer(() => servers) }, CONFIG);
+    const error = routingOf(packet).executionResult?.error ?? "";
+    assert.match(error, /ENOENT: no such file or directory, open 'notes\/gone\.md'/);
+    assert.ok(!error.includes(dir), error);
+    assert.ok(!JSON.stringify(fieldOf(packet)?.value).includes(dir), "nor in the data field");
+    assert.ok(!(packet.reasoning?.reflectionLog.at(-1)?.summary ?? "").includes(dir), "nor in the reflection log");
+
+    const allowed = routedPacket("filesystem.list_allowed_directories", {}, ["filesystem.list_allowed_directories"]);
+    await executeStage(allowed, { ...deps, rootsOf: rootsByServer(() => servers) }, CONFIG);
+    // Structured output: the strings inside it are rewritten too.
+    assert.deepEqual(fromValue(routingOf(allowed).executionResult?.output), { content: "Allowed directories:\n." }, "the served directory itself is .");
+  });
+
   it("execute - a second result replaces the sketchpad slot and adds a second data field", async () => {
     const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file", "filesystem.list_directory"]);
     await executeStage(packet, deps, CONFIG);
@@ -168,7 +187,8 @@ describe("execute stage", () => {
     const target = join(dir, "workspace/dry-run.txt");
     const params = { path: "dry-run.txt", content: "must not be written" };
     const packet = routedPacket("filesystem.write_file", params, ["filesystem.write_file"], true);
-    routingOf(packet).reviewReasoning = "write tools are dry-run by default";
+    const why = "dry run: filesystem.write_file is a write tool and ALLOW_WRITE_TOOLS is off; set ALLOW_WRITE_TOOLS=true to run write tools.";
+    routingOf(packet).reviewReasoning = why;
     const outcome = await executeStage(packet, deps, CONFIG);
 
     assert.deepEqual(outcome, { done: true });
@@ -176,6 +196,7 @@ describe("execute stage", () => {
     await assert.rejects(stat(target), { code: "ENOENT" });
     const routing = routingOf(packet);
     assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.equal(packet.stateReason, why, "the reviewer's reasoning, which starts with the outcome");
     assert.equal(routing.executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
     assert.equal(routing.reinjectionCount, 0);
 
@@ -191,10 +212,13 @@ describe("execute stage", () => {
     assert.equal(fieldOf(packet)?.source, "mcp:filesystem");
     assert.deepEqual(fromValue(padOf(packet)?.content), output);
     assert.deepEqual(fromValue(routing.executionResult?.output), output);
-    assert.equal(
-      packet.reasoning?.reflectionLog.at(-1)?.summary,
-      "dry-run: filesystem.write_file not executed: write tools are dry-run by default",
-    );
+    assert.equal(packet.reasoning?.reflectionLog.at(-1)?.summary, `filesystem.write_file not executed: ${why}`);
+  });
+
+  it("execute - a dry run without the reviewer's reasoning still ends with a reason", async () => {
+    const packet = routedPacket("filesystem.write_file", { path: "dry-run.txt", content: "x" }, ["filesystem.write_file"], true);
+    await executeStage(packet, deps, CONFIG);
+    assert.equal(packet.stateReason, "dry run: the review asked for one; filesystem.write_file was not run");
   });
 
   it("execute - the same call without dry run writes the file (the dry-run check can fail)", async () => {

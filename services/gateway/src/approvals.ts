@@ -17,7 +17,7 @@ export function approveCall(packet: Packet, seenHash = "", now = Date.now()): Ap
   if (refusal?.reason === "expired") {
     routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
     addReflection(packet, { step: "approval", summary: `${toolName} not run: ${refusal.message}` });
-    finish(packet, Packet_State.COMPLETED, refusal.message);
+    finish(packet, Packet_State.COMPLETED, `skipped: ${toolName} not run, ${refusal.message}`);
     return { approved: false, message: refusal.message, ended: true };
   }
   if (refusal) return { approved: false, message: refusal.message, ended: false };
@@ -31,8 +31,9 @@ export function approveCall(packet: Packet, seenHash = "", now = Date.now()): Ap
 
 /** Denies the packet's pending call: the packet ends, the tool marked USER_DENIED. */
 export function denyCall(packet: Packet, reason: string): void {
-  routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.USER_DENIED;
-  const summary = `denied by the user${reason ? `: ${reason}` : ""}`;
+  const routing = routingOf(packet);
+  routing.executionStatus = ToolRoutingState_ExecutionStatus.USER_DENIED;
+  const summary = `denied by the user: ${routing.selectedTool?.toolName ?? "?"} not run${reason ? ` (${reason})` : ""}`;
   addReflection(packet, { step: "approval", summary });
   finish(packet, Packet_State.COMPLETED, summary);
 }

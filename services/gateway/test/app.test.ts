@@ -48,9 +48,10 @@ describe("gateway http - packets", () => {
       { role: "ASSISTANT", content: "hello" },
     ]);
     assert.deepEqual(packet.content.allowedTools, ["filesystem.read_file"]);
+    assert.equal(packet.stateReason, "no tool needed: in-memory deps run no stages");
     // Every field is present, defaults included, so clients need no defaults table.
-    assert.equal(packet.stateReason, "");
     assert.equal(packet.toolRouting.reinjectionCount, 0);
+    assert.equal(packet.toolRouting.dryRun, false);
 
     const [input] = deps.submitted;
     assert.equal(input?.wait, true, "wait defaults to true");
@@ -126,8 +127,8 @@ describe("gateway http - packets", () => {
   it("gateway http - deny ends a waiting packet, with or without a body", async () => {
     const { app } = setup();
     for (const [request, reason] of [
-      [(id: string) => json("POST", `/v1/packets/${id}/deny`, { reason: "not today" }), "denied by the user: not today"],
-      [(id: string): InjectOptions => ({ method: "POST", url: `/v1/packets/${id}/deny` }), "denied by the user"],
+      [(id: string) => json("POST", `/v1/packets/${id}/deny`, { reason: "not today" }), "denied by the user: filesystem.write_file not run (not today)"],
+      [(id: string): InjectOptions => ({ method: "POST", url: `/v1/packets/${id}/deny` }), "denied by the user: filesystem.write_file not run"],
     ] as const) {
       const id = (await app.inject(json("POST", "/v1/packets", { message: NEEDS_APPROVAL }))).json().header.packetId;
       const res = await app.inject(request(id));

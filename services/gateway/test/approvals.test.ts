@@ -44,6 +44,7 @@ describe("gateway approvals", () => {
     const outcome = approveCall(packet, "", NOW + TTL + 1);
     assert.deepEqual(outcome, { approved: false, message: `the approval expired at ${new Date(NOW + TTL).toISOString()}; send the request again`, ended: true });
     assert.equal(packet.state, Packet_State.COMPLETED);
+    assert.equal(packet.stateReason, `skipped: shell.run_command not run, the approval expired at ${new Date(NOW + TTL).toISOString()}; send the request again`);
     assert.equal(routingOf(packet).executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
     assert.equal(approvalHolds(packet), false);
   });
@@ -60,6 +61,6 @@ describe("gateway approvals", () => {
     denyCall(packet, "not on a Friday");
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(routingOf(packet).executionStatus, ToolRoutingState_ExecutionStatus.USER_DENIED);
-    assert.equal(packet.stateReason, "denied by the user: not on a Friday");
+    assert.equal(packet.stateReason, "denied by the user: shell.run_command not run (not on a Friday)");
   });
 });

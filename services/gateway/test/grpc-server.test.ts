@@ -126,7 +126,7 @@ describe("gateway grpc", () => {
     const { packetId } = await call("submitPacket", { message: NEEDS_APPROVAL });
     const denied = await call("denyPacket", { packetId, reason: "not today" });
     assert.equal(denied.toolRouting?.executionStatus, ToolRoutingState_ExecutionStatus.USER_DENIED);
-    assert.equal(denied.stateReason, "denied by the user: not today");
+    assert.equal(denied.stateReason, "denied by the user: filesystem.write_file not run (not today)");
     await rejectsWith("denyPacket", { packetId }, grpc.status.FAILED_PRECONDITION);
   });
 

@@ -96,7 +96,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
       requestApproval(packet, 60_000);
       finish(packet, Packet_State.AWAITING_APPROVAL, "filesystem.write_file writes; approval needed");
     } else {
-      finish(packet, Packet_State.COMPLETED);
+      finish(packet, Packet_State.COMPLETED, "no tool needed: in-memory deps run no stages");
     }
     return { packet, finished: true };
   }
@@ -111,7 +111,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     if (!outcome.approved) throw new GatewayError("conflict", `packet ${packetId}: ${outcome.message}`);
     // What the executor would do next: run the call.
     routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.EXECUTED;
-    return finish(packet, Packet_State.COMPLETED);
+    return finish(packet, Packet_State.COMPLETED, "done: filesystem.write_file ran");
   }
 
   async denyPacket(tenant: string, packetId: string, reason: string) {

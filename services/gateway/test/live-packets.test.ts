@@ -32,7 +32,7 @@ describe("gateway live packets", () => {
       live.admit("a", packet.header!.packetId);
       live.observe(packet);
       assert.equal(live.count("a"), 1, "still in flight");
-      finish(packet, state);
+      finish(packet, state, "at rest");
       live.observe(packet);
       assert.equal(live.count("a"), 0, `${Packet_State[state]} is at rest`);
     }
@@ -43,7 +43,7 @@ describe("gateway live packets", () => {
     const packet = packetOf("a", Packet_State.DETECTING_INTENT);
     live.observe(packet);
     assert.equal(live.count("a"), 1);
-    live.observe(finish(packet, Packet_State.AWAITING_APPROVAL));
+    live.observe(finish(packet, Packet_State.AWAITING_APPROVAL, "Approve fs.write_file?"));
     assert.equal(live.count("a"), 0);
     packet.state = Packet_State.EXECUTING;
     live.observe(packet);

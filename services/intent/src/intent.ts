@@ -86,7 +86,7 @@ function firstPass(packet: Packet, config: Config, catalog: IntentCatalog): Stag
     routing.routingRequested = false;
     routing.executionStatus = Status.SKIPPED;
     addReflection(packet, { step: REFLECTION_STEP, summary: `no tool needed (${need.rule}): ${whyNoTool(need.rule)}` });
-    finish(packet, Packet_State.COMPLETED);
+    finish(packet, Packet_State.COMPLETED, `no tool needed: ${whyNoTool(need.rule)}`);
     return { done: true };
   }
 
@@ -143,6 +143,8 @@ function reinjectedPass(packet: Packet, config: Config): StageOutcome {
   const { steps } = intent;
   const index = intent.stepIndex;
   const label = `step ${index + 1} of ${steps.length}`;
+  const tool = routing.selectedTool?.toolName ?? "?";
+  const ofSteps = steps.length > 1 ? ` (${label})` : "";
   const rest = steps.slice(index + 1);
   const notDone = rest.length > 0 ? `; steps not done: ${numbered(rest, index + 1)}` : "";
 
@@ -153,12 +155,12 @@ function reinjectedPass(packet: Packet, config: Config): StageOutcome {
         step: REFLECTION_STEP,
         summary: `${label} failed${error ? `: ${error}` : ""}; the loop stops${notDone}`,
       });
-      finish(packet, Packet_State.COMPLETED);
+      finish(packet, Packet_State.COMPLETED, `tool failed: ${tool}${ofSteps}: ${shorten(error || "no error message")}`);
       return { done: true };
     }
     case Status.USER_DENIED:
       addReflection(packet, { step: REFLECTION_STEP, summary: `${label} was denied; the loop stops${notDone}` });
-      finish(packet, Packet_State.COMPLETED);
+      finish(packet, Packet_State.COMPLETED, `denied by the user: ${tool} not run${ofSteps}`);
       return { done: true };
     case Status.EXECUTED:
     case Status.SKIPPED:
@@ -178,7 +180,8 @@ function reinjectedPass(packet: Packet, config: Config): StageOutcome {
   if (rest.length === 0) {
     const all = steps.length === 1 ? "the only step is done" : `all ${steps.length} steps done`;
     addReflection(packet, { step: REFLECTION_STEP, summary: outcome === "done" ? all : `${all} (${label} ${outcome})` });
-    finish(packet, Packet_State.COMPLETED);
+    const ran = outcome !== "done" ? `${label} ${outcome}` : steps.length === 1 ? `${tool} ran` : `all ${steps.length} steps ran`;
+    finish(packet, Packet_State.COMPLETED, `done: ${ran}`);
     return { done: true };
   }
 
@@ -188,7 +191,11 @@ function reinjectedPass(packet: Packet, config: Config): StageOutcome {
       step: REFLECTION_STEP,
       summary: `reinjection cap reached (${routing.reinjectionCount} of ${routing.maxReinjections})${notDone}`,
     });
-    finish(packet, Packet_State.COMPLETED);
+    finish(
+      packet,
+      Packet_State.COMPLETED,
+      `reinjection cap reached (${routing.maxReinjections}): ${rest.length} of ${steps.length} steps not run; send them again or raise MAX_REINJECTIONS`,
+    );
     return { done: true };
   }
 
@@ -258,6 +265,13 @@ function whyNoTool(rule: string): string {
         ? "the prompt is empty"
         : "no path, link, command, search, memory or device request found";
   }
+}
+
+/** The most of a tool's error a state reason quotes; the whole error is in the execution result. */
+const REASON_ERROR_MAX = 200;
+
+function shorten(text: string): string {
+  return text.length > REASON_ERROR_MAX ? `${text.slice(0, REASON_ERROR_MAX - 1)}…` : text;
 }
 
 function numbered(steps: readonly string[], from = 0): string {

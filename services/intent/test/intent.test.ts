@@ -52,6 +52,16 @@ describe("intent", () => {
     assert.deepEqual(packet.intent!.steps, []);
     assert.equal(lastReflection(packet).step, "intent");
     assert.match(lastReflection(packet).summary, /no tool needed \(smalltalk:thanks\): small talk/);
+    assert.equal(packet.stateReason, "no tool needed: small talk; the model answers it without a tool");
+  });
+
+  it("intent - an opinion question and an empty message end with their own reasons", () => {
+    const opinion = newPacket({ message: "what do you think about Rust?" });
+    intentStage(opinion, config);
+    assert.match(opinion.stateReason, /^no tool needed: an opinion question/);
+    const empty = newPacket({ message: "" });
+    intentStage(empty, config);
+    assert.equal(empty.stateReason, "no tool needed: the prompt is empty");
   });
 
   const verdicts: [string, "tool" | "chat" | "undecided"][] = [
@@ -146,6 +156,7 @@ describe("intent", () => {
     assert.equal(routing.reinjectionCount, 2);
     assert.equal(packet.content!.dataFields.length, 2);
     assert.equal(lastReflection(packet).summary, "all 2 steps done");
+    assert.equal(packet.stateReason, "done: all 2 steps ran");
   });
 
   it("intent - a one-step request ends after its reinjection", () => {
@@ -156,6 +167,7 @@ describe("intent", () => {
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(packet.toolRouting!.executionStatus, Status.EXECUTED);
     assert.equal(lastReflection(packet).summary, "the only step is done");
+    assert.equal(packet.stateReason, "done: fs.step1 ran");
   });
 
   it("intent - five steps under max_reinjections 3: three run, then SKIPPED with the cap and the steps left in the log", () => {
@@ -178,6 +190,7 @@ describe("intent", () => {
     assert.equal(packet.toolRouting!.executionStatus, Status.SKIPPED);
     assert.equal(packet.content!.dataFields.length, 3);
     assert.equal(lastReflection(packet).summary, "reinjection cap reached (3 of 3); steps not done: 4) read d.md, 5) read e.md");
+    assert.equal(packet.stateReason, "reinjection cap reached (3): 2 of 5 steps not run; send them again or raise MAX_REINJECTIONS");
   });
 
   it("intent - a failed step stops the loop: COMPLETED, status FAILED, the error and the steps left in the log", () => {
@@ -191,6 +204,24 @@ describe("intent", () => {
     assert.equal(packet.toolRouting!.executionStatus, Status.FAILED);
     assert.equal(packet.intent!.stepIndex, 1);
     assert.equal(lastReflection(packet).summary, "step 2 of 3 failed: ENOENT: b.md; the loop stops; steps not done: 3) read c.md");
+    // COMPLETED with a failed step: the reason says so first.
+    assert.equal(packet.stateReason, "tool failed: fs.step2 (step 2 of 3): ENOENT: b.md");
+  });
+
+  it("intent - a failed one-step request: the reason names the tool and a short form of its error", () => {
+    const packet = newPacket({ message: "read notes/missing.md" });
+    intentStage(packet, config);
+    runStep(packet, Status.FAILED, { error: `ENOENT: no such file or directory, open 'notes/missing.md'${" and more".repeat(40)}` });
+    intentStage(packet, config);
+    assert.match(packet.stateReason, /^tool failed: fs\.step1: ENOENT: no such file or directory, open 'notes\/missing\.md' and more/);
+    assert.ok(packet.stateReason.length <= "tool failed: fs.step1: ".length + 200, packet.stateReason);
+    assert.ok(packet.stateReason.endsWith("…"));
+
+    const silent = newPacket({ message: "read notes/missing.md" });
+    intentStage(silent, config);
+    runStep(silent, Status.FAILED);
+    intentStage(silent, config);
+    assert.equal(silent.stateReason, "tool failed: fs.step1: no error message");
   });
 
   it("intent - a dry run or a skipped call counts as a finished step", () => {
@@ -206,6 +237,7 @@ describe("intent", () => {
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(packet.toolRouting!.executionStatus, Status.SKIPPED);
     assert.equal(lastReflection(packet).summary, "all 2 steps done (step 2 of 2 was skipped)");
+    assert.equal(packet.stateReason, "done: step 2 of 2 was skipped");
   });
 
   it("intent - a denied step stops the loop", () => {
@@ -215,6 +247,7 @@ describe("intent", () => {
     assert.deepEqual(intentStage(packet, config), { done: true });
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(lastReflection(packet).summary, "step 1 of 2 was denied; the loop stops; steps not done: 2) delete b.md");
+    assert.equal(packet.stateReason, "denied by the user: fs.step1 not run (step 1 of 2)");
   });
 
   it("intent - a reinjected packet whose step never ran ends FAILED with the reason", () => {

@@ -20,15 +20,13 @@ export function heuristicReview(request: ReviewRequest): Review {
     confidence -= MIXED_REQUEST_PENALTY;
     notes.push(`the request both changes (${verbs.changing.join(", ")}) and looks (${verbs.looking.join(", ")}), one tool answers part of it (-${MIXED_REQUEST_PENALTY})`);
   }
+  // No verdict words here: the stage leads the packet's reasoning with the outcome, which may differ (a skip below the threshold).
   if (findings.length === 0) {
-    notes.push("arguments complete and of the right types", "the tool's side effect does not contradict the request");
-    return { approved: true, confidence: clamp01(confidence), reasoning: `${selected.toolName} approved: ${notes.join("; ")}.` };
+    notes.push("arguments complete and valid", "no contradiction with the request");
+    return { approved: true, confidence: clamp01(confidence), reasoning: `${notes.join("; ")}.` };
   }
-  return {
-    approved: false,
-    confidence: clamp01(confidence),
-    reasoning: `${selected.toolName} not approved: ${findings.map((f) => f.detail).join(" ")} (${notes.join("; ")}).`,
-  };
+  notes.push(`the code checks found ${findings.length === 1 ? "a problem" : `${findings.length} problems`} with the call`);
+  return { approved: false, confidence: clamp01(confidence), reasoning: `${notes.join("; ")}.` };
 }
 
 function clamp01(value: number): number {

@@ -40,18 +40,19 @@ export function decidePolicy(sideEffect: ToolDefinition_SideEffect, toolName: st
   const kind = sideEffect === ToolDefinition_SideEffect.WRITE ? "write" : "execute";
   const allowed = kind === "write" ? config.ALLOW_WRITE_TOOLS : config.ALLOW_EXECUTE_TOOLS;
   const flag = kind === "write" ? "ALLOW_WRITE_TOOLS" : "ALLOW_EXECUTE_TOOLS";
+  const isKind = `is ${kind === "write" ? "a write" : "an execute"} tool`;
   if (!allowed) {
     return {
       action: "dry-run",
-      reason: `${toolName} is a ${kind} tool and ${flag} is off, so it is dry-run: the call is described, not made.`,
+      reason: `${toolName} ${isKind} and ${flag} is off; set ${flag}=true to run ${kind} tools with approval.`,
     };
   }
   if (trustedTools(config).includes(toolName)) {
-    return { action: "execute", reason: `${toolName} is a ${kind} tool, ${flag} is on and the tool is in TRUSTED_TOOLS, so it runs.` };
+    return { action: "execute", reason: `${toolName} ${isKind}, ${flag} is on and the tool is in TRUSTED_TOOLS, so it runs.` };
   }
   return {
     action: "await-approval",
-    reason: `${toolName} is a ${kind} tool and is not in TRUSTED_TOOLS, so it waits for the user's approval.`,
+    reason: `${toolName} ${isKind} and is not in TRUSTED_TOOLS, so it waits for the user's approval.`,
   };
 }
 

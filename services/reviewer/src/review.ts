@@ -18,6 +18,10 @@
  * 5. Policy (policy.ts): execute → APPROVED, EXECUTING; dry-run → APPROVED with toolRouting.dryRun,
  *    EXECUTING (the executor describes the call without making it); await-approval → AWAITING_APPROVAL,
  *    the approval bound to the call's hash and valid for APPROVAL_TTL_MS.
+ *
+ * toolRouting.reviewReasoning starts with the outcome and why ("approved: …", "dry run: …",
+ * "awaiting approval: …", "skipped: …", "refused: …"), then the review it rests on; a packet the
+ * stage ends gets the same outcome as its stateReason (docs/packet-outcomes.md).
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import {
@@ -94,13 +98,15 @@ export function applyReview(packet: Packet, request: ReviewRequest, review: Revi
   const approved = review.approved && findings.length === 0;
   const given = clamp01(review.confidence);
   const confidence = approved ? given : Math.min(given, NOT_APPROVED_CAP);
-  const overruled = review.approved && findings.length > 0 ? ` Overruled by the code checks: ${findings.map((f) => f.detail).join(" ")}` : "";
+  const findingsText = findings.map((f) => f.detail).join(" ");
+  // The findings themselves lead the reasoning (the verdict below); the review's own words follow.
+  const overruled = review.approved && findings.length > 0 ? " Overruled by the code checks." : "";
   const tightenedNote =
     request.tool.sideEffect !== request.sideEffect
       ? ` The catalog marks ${toolName} ${sideEffectName(request.tool.sideEffect)}, but its name says it ${request.sideEffect === ToolDefinition_SideEffect.EXECUTE ? "runs" : "changes"} things, so policy treats it as ${sideEffectName(request.sideEffect)}.`
       : "";
+  const assessment = `${review.reasoning}${overruled}${tightenedNote}`.trim();
   routing.reviewConfidence = confidence;
-  routing.reviewReasoning = `${review.reasoning}${overruled}${tightenedNote}`.trim();
   routing.dryRun = false;
 
   const threshold = config.REVIEW_CONFIDENCE_THRESHOLD;
@@ -108,18 +114,27 @@ export function applyReview(packet: Packet, request: ReviewRequest, review: Revi
 
   if (!approved || confidence < threshold) {
     const why = !approved
-      ? `not approved: ${findings.length > 0 ? findings.map((f) => f.detail).join(" ") : review.reasoning}`
+      ? `not approved: ${findings.length > 0 ? findingsText : review.reasoning}`
       : `confidence ${confidence.toFixed(2)} is below the threshold ${threshold.toFixed(2)}`;
     if (config.LOW_CONFIDENCE_ACTION === "ask") {
       const question = questionFor(request, approved, confidence);
       routing.executionStatus = ToolRoutingState_ExecutionStatus.PENDING;
+      routing.reviewReasoning = withAssessment(`asked the user instead of running ${toolName}, ${why}`, assessment);
       addReflection(packet, { step: STEP, summary: `Asked the user instead of running ${toolName}, ${why} (${at}).`, confidence });
       finish(packet, Packet_State.AWAITING_USER, question);
       return { done: true };
     }
+    // A model reviewer scores the call itself; the heuristic passes the selection's confidence on, so a selection model helps too.
+    const noModel = config.REVIEWER_MODEL
+      ? ""
+      : "; the review model is not configured, so the selection's confidence decides; set LLM_BASE_URL, SELECTOR_MODEL and REVIEWER_MODEL to select and review with a model";
+    const verdict = !approved
+      ? `refused: ${findings.length > 0 ? findingsText : `the review did not approve ${toolName}`}`
+      : `skipped: confidence ${confidence.toFixed(2)} < ${threshold.toFixed(2)} for ${toolName}${noModel}`;
     routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
+    routing.reviewReasoning = withAssessment(verdict, assessment);
     addReflection(packet, { step: STEP, summary: `Skipped ${toolName}, ${why} (${at}).`, confidence });
-    finish(packet, Packet_State.COMPLETED);
+    finish(packet, Packet_State.COMPLETED, verdict);
     return { done: true };
   }
 
@@ -127,17 +142,21 @@ export function applyReview(packet: Packet, request: ReviewRequest, review: Revi
   switch (decision.action) {
     case "execute":
       routing.executionStatus = ToolRoutingState_ExecutionStatus.APPROVED;
+      routing.reviewReasoning = withAssessment(`approved: ${decision.reason}`, assessment);
       packet.state = Packet_State.EXECUTING;
       addReflection(packet, { step: STEP, summary: `Approved ${toolName} (${at}). ${decision.reason}${tightenedNote}`, confidence });
       return { next: "execute" };
     case "dry-run":
       routing.executionStatus = ToolRoutingState_ExecutionStatus.APPROVED;
       routing.dryRun = true;
+      // The executor ends a dry run with this reasoning as the packet's reason.
+      routing.reviewReasoning = withAssessment(`dry run: ${decision.reason}`, assessment);
       packet.state = Packet_State.EXECUTING;
       addReflection(packet, { step: STEP, summary: `Approved ${toolName} as a dry run (${at}). ${decision.reason}${tightenedNote}`, confidence });
       return { next: "execute" };
     case "await-approval":
       routing.executionStatus = ToolRoutingState_ExecutionStatus.PENDING;
+      routing.reviewReasoning = withAssessment(`awaiting approval: ${decision.reason}`, assessment);
       requestApproval(packet, config.APPROVAL_TTL_MS);
       addReflection(packet, { step: STEP, summary: `${toolName} waits for the user's approval (${at}). ${decision.reason}${tightenedNote}`, confidence });
       finish(packet, Packet_State.AWAITING_APPROVAL, `Approve ${toolName} with ${JSON.stringify(selected.params ?? {})}? ${decision.reason} The approval is for this exact call (callHash ${routing.approval!.callHash}).`);
@@ -153,12 +172,18 @@ export function requestText(packet: Packet): string {
 function reject(packet: Packet, reason: string): StageOutcome {
   const routing = routingOf(packet);
   routing.reviewConfidence = 0;
-  routing.reviewReasoning = reason;
+  routing.reviewReasoning = `refused: ${reason}`;
   routing.dryRun = false;
   routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
   addReflection(packet, { step: STEP, summary: `Rejected: ${reason}`, confidence: 0 });
-  finish(packet, Packet_State.COMPLETED);
+  finish(packet, Packet_State.COMPLETED, routing.reviewReasoning);
   return { done: true };
+}
+
+/** The review's reasoning: the outcome first (a call that does not run never reads as approved), then the review it rests on. */
+function withAssessment(verdict: string, assessment: string): string {
+  if (!assessment) return verdict;
+  return `${verdict}${/[.?!]$/.test(verdict) ? "" : "."} Review: ${assessment}`;
 }
 
 function argumentFindings(tool: ToolDefinition, selected: SelectedTool): Finding[] {

@@ -93,7 +93,8 @@ describe("model reviewer (against the scripted OpenAI-compatible server)", () =>
     const { routing, packet } = await run(rmRf());
     assert.equal(routing.dryRun, true);
     assert.equal(packet.state, Packet_State.EXECUTING);
-    assert.match(lastReflection(packet), /ALLOW_EXECUTE_TOOLS is off, so it is dry-run/);
+    assert.match(lastReflection(packet), /as a dry run .*ALLOW_EXECUTE_TOOLS is off/);
+    assert.match(routing.reviewReasoning, /^dry run: .*set ALLOW_EXECUTE_TOOLS=true.*Review: The user asked to wipe the folder\./);
   });
 
   it("model reviewer - with ALLOW_EXECUTE_TOOLS on, the approved rm -rf still waits for the user's approval", async () => {

@@ -41,7 +41,7 @@ describe("reviewer - reviewStage", () => {
     assert.equal(routing.executionStatus, APPROVED);
     assert.equal(routing.dryRun, false);
     assert.equal(routing.reviewConfidence, 0.86);
-    assert.match(routing.reviewReasoning, /approved/);
+    assert.match(routing.reviewReasoning, /^approved: filesystem\.read_text_file only reads, so it runs without approval\. Review: selection confidence 0\.86/);
     assert.equal(packet.state, Packet_State.EXECUTING);
     assert.match(lastReflection(packet).summary, /Approved filesystem\.read_text_file .* only reads/);
     assert.equal(lastReflection(packet).confidence, 0.86);
@@ -55,6 +55,9 @@ describe("reviewer - reviewStage", () => {
     assert.equal(routing.dryRun, true);
     assert.equal(packet.state, Packet_State.EXECUTING);
     assert.match(lastReflection(packet).summary, /dry run.*write tool and ALLOW_WRITE_TOOLS is off/);
+    // The executor ends the packet with this reasoning: it must say what happens and what would let the call run.
+    assert.match(routing.reviewReasoning, /^dry run: filesystem\.write_file is a write tool and ALLOW_WRITE_TOOLS is off; set ALLOW_WRITE_TOOLS=true to run write tools with approval\. Review: /);
+    assert.doesNotMatch(routing.reviewReasoning, /\bapproved\b/);
   });
 
   it("reviewer - a write request with ALLOW_WRITE_TOOLS waits for approval", () => {
@@ -64,6 +67,7 @@ describe("reviewer - reviewStage", () => {
     assert.match(packet.stateReason, /Approve filesystem\.write_file .*not in TRUSTED_TOOLS/);
     assert.equal(routingOf(packet).executionStatus, PENDING);
     assert.equal(routingOf(packet).dryRun, false);
+    assert.match(routingOf(packet).reviewReasoning, /^awaiting approval: filesystem\.write_file is a write tool and is not in TRUSTED_TOOLS/);
     assert.match(lastReflection(packet).summary, /waits for the user's approval/);
     const approval = routingOf(packet).approval!;
     assert.equal(approval.callHash, callHash("filesystem.write_file", { content: "hello", path: "notes/a.txt" }), "bound to this exact call");
@@ -82,6 +86,8 @@ describe("reviewer - reviewStage", () => {
     assert.equal(routingOf(packet).executionStatus, SKIPPED);
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.match(lastReflection(packet).summary, /already called at hop 5 of this packet; calling it again would loop/);
+    assert.match(packet.stateReason, /^refused: filesystem\.read_text_file with these arguments was already called at hop 5/);
+    assert.equal(routingOf(packet).reviewReasoning, packet.stateReason);
 
     const other = selected("read notes/todo.md again", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/done.md" }, 0.9);
     recordCall(other, { success: true, dryRun: false });
@@ -111,7 +117,8 @@ describe("reviewer - reviewStage", () => {
     assert.equal(routing.executionStatus, SKIPPED);
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.ok(routing.reviewConfidence <= 0.5);
-    assert.match(routing.reviewReasoning, /not approved: The request asks to delete, but filesystem\.read_text_file only reads/);
+    assert.match(routing.reviewReasoning, /^refused: The request asks to delete, but filesystem\.read_text_file only reads\. Review: selection confidence 0\.80/);
+    assert.equal(packet.stateReason, "refused: The request asks to delete, but filesystem.read_text_file only reads.");
     assert.match(lastReflection(packet).summary, /Skipped filesystem\.read_text_file, not approved: The request asks to delete, but filesystem\.read_text_file only reads/);
   });
 
@@ -120,7 +127,7 @@ describe("reviewer - reviewStage", () => {
     const heygen = create(RoutingCandidateSchema, { tool: { name: "heygen", description: "Create spokesperson videos." }, score: 0.6 });
     const packet = selected("create a spokesperson video for our product", [heygen], "heygen", {}, 0.8);
     assert.deepEqual(reviewStage(packet, config), { next: "execute" });
-    assert.doesNotMatch(routingOf(packet).reviewReasoning, /only reads/);
+    assert.doesNotMatch(routingOf(packet).reviewReasoning, /but heygen only reads/);
   });
 
   it("reviewer - 'show' answered with a write tool is not executed", () => {
@@ -145,11 +152,26 @@ describe("reviewer - reviewStage", () => {
     assert.match(lastReflection(packet).summary, /head must be number/);
   });
 
-  it("reviewer - low confidence is skipped by default", () => {
+  it("reviewer - low confidence is skipped by default, and the packet and the reasoning say so", () => {
     const packet = selected("notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.4);
     assert.deepEqual(reviewStage(packet, config), { done: true });
     assert.equal(routingOf(packet).executionStatus, SKIPPED);
     assert.match(lastReflection(packet).summary, /confidence 0\.40 is below the threshold 0\.70/);
+    assert.equal(
+      packet.stateReason,
+      "skipped: confidence 0.40 < 0.70 for filesystem.read_text_file; the review model is not configured, so the selection's confidence decides; " +
+        "set LLM_BASE_URL, SELECTOR_MODEL and REVIEWER_MODEL to select and review with a model",
+    );
+    assert.match(routingOf(packet).reviewReasoning, /^skipped: confidence 0\.40 < 0\.70 .*\. Review: selection confidence 0\.40/);
+    assert.doesNotMatch(routingOf(packet).reviewReasoning, /\bapproved\b/);
+  });
+
+  it("reviewer - a model reviewer's low confidence is skipped without the hint to configure one", async () => {
+    const unsure: Reviewer = { kind: "model m", review: () => ({ approved: true, confidence: 0.61, reasoning: "Maybe the right file." }) };
+    const packet = selected("please read the file notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.9);
+    assert.deepEqual(await reviewStageWith(packet, { ...config, REVIEWER_MODEL: "m" }, unsure), { done: true });
+    assert.equal(packet.stateReason, "skipped: confidence 0.61 < 0.70 for filesystem.read_text_file");
+    assert.equal(routingOf(packet).reviewReasoning, "skipped: confidence 0.61 < 0.70 for filesystem.read_text_file. Review: Maybe the right file.");
   });
 
   it("reviewer - low confidence with ask waits for the user's answer", () => {
@@ -159,6 +181,7 @@ describe("reviewer - reviewStage", () => {
     assert.match(packet.stateReason, /^Should I run filesystem\.read_text_file with \{"path":"notes\/todo\.md"\}\?/);
     assert.equal(routingOf(packet).executionStatus, PENDING);
     assert.match(lastReflection(packet).summary, /Asked the user/);
+    assert.match(routingOf(packet).reviewReasoning, /^asked the user instead of running filesystem\.read_text_file, confidence 0\.40 is below the threshold 0\.70\. Review: /);
   });
 
   it("reviewer - a missing argument with ask asks for it", () => {
@@ -176,6 +199,7 @@ describe("reviewer - reviewStage", () => {
     assert.equal(routing.reviewConfidence, 0);
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.match(lastReflection(packet).summary, /Rejected: filesystem\.write_file is not among the routing candidates/);
+    assert.match(packet.stateReason, /^refused: filesystem\.write_file is not among the routing candidates/);
   });
 
   it("reviewer - nothing selected is rejected", () => {
@@ -224,6 +248,8 @@ describe("reviewer - reviewStageWith", () => {
     assert.equal(routingOf(packet).reviewConfidence, 0.5);
     assert.equal(routingOf(packet).executionStatus, SKIPPED);
     assert.match(lastReflection(packet).summary, /not approved: wrong file/);
+    assert.equal(packet.stateReason, "refused: the review did not approve filesystem.read_text_file");
+    assert.equal(routingOf(packet).reviewReasoning, "refused: the review did not approve filesystem.read_text_file. Review: wrong file");
   });
 
   it("reviewer - an approving reviewer does not widen policy", async () => {

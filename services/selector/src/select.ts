@@ -76,7 +76,7 @@ export function applySelection(
       step: STEP,
       summary: `No tool selected (${selectorKind}) among ${request.candidates.length} candidates: ${selection.reasoning}${outsideNote}`,
     });
-    finish(packet, Packet_State.COMPLETED);
+    finish(packet, Packet_State.COMPLETED, `no tool selected among ${request.candidates.length} candidates: ${selection.reasoning}${outsideNote}`);
     return { done: true };
   }
 
@@ -144,7 +144,7 @@ function skipNoCandidates(packet: Packet): StageOutcome {
     step: STEP,
     summary: "No candidate tools for this step, so no tool was selected; the packet completes without a tool call.",
   });
-  finish(packet, Packet_State.COMPLETED);
+  finish(packet, Packet_State.COMPLETED, "no tool selected: the router offered no candidate tools");
   return { done: true };
 }
 

@@ -152,6 +152,7 @@ describe("model selector (against the scripted OpenAI-compatible server)", () =>
     assert.equal(routing.selectedTool, undefined);
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.match(lastReflection(packet), /No tool selected \(model scripted-selector\).*just saying thanks/);
+    assert.match(packet.stateReason, /^no tool selected among \d+ candidates: The model found no candidate that serves the request: The user is just saying thanks\.$/);
   });
 
   it("model selector - a 5xx falls back to the heuristic with the reason in the packet", async () => {

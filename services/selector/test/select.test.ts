@@ -89,6 +89,7 @@ describe("selector - selectStage", () => {
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(packet.reasoning!.reflectionLog[0]?.step, "select");
     assert.match(packet.reasoning!.reflectionLog[0]!.summary, /No candidate tools/);
+    assert.equal(packet.stateReason, "no tool selected: the router offered no candidate tools");
   });
 
   it("selector - a missing required argument is named and still handed to review", () => {
@@ -217,6 +218,7 @@ describe("selector - selectStageWith", () => {
     assert.equal(routingOf(packet).executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.match(packet.reasoning!.reflectionLog[0]!.summary, /outside the candidates: filesystem\.write_file/);
+    assert.equal(packet.stateReason, "no tool selected among 1 candidates: made up Dropped choices outside the candidates: filesystem.write_file.");
   });
 
   it("selector - invalid arguments cap a selector's confidence at 0.5", async () => {

@@ -62,7 +62,10 @@ export type Packet = Message<"switchyard.v1.Packet"> & {
   state: Packet_State;
 
   /**
-   * Set when state is FAILED, AWAITING_USER or AWAITING_APPROVAL.
+   * Why the packet ended as it did, in words a person can act on: set on every
+   * finished packet (COMPLETED, FAILED, AWAITING_APPROVAL, AWAITING_USER), and
+   * starting with what happened ("done: …", "tool failed: …", "dry run: …").
+   * docs/packet-outcomes.md has each state × execution status and its reasons.
    *
    * @generated from field: string state_reason = 8;
    */
