@@ -1,6 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { SERVICES } from "@switchyard/fleet";
 import { createRouterClient } from "@switchyard/grpc";
@@ -32,6 +32,8 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     assert.equal(status, 200, JSON.stringify(packet));
     assert.equal(packet.state, "COMPLETED", reflections(packet));
     assert.equal(packet.toolRouting.executionStatus, "EXECUTED", reflections(packet));
+    assert.equal(packet.stateReason, "done: filesystem.read_text_file ran");
+    assert.match(packet.toolRouting.reviewReasoning, /^approved: /);
     assert.equal(packet.toolRouting.selectedTool.toolName, "filesystem.read_text_file");
     const content = readFileSync(join(t.workspace, "notes/todo.md"), "utf8");
     const result = packet.content.dataFields.find((f: any) => f.key === "tool_result");
@@ -65,6 +67,18 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     assert.notEqual(packet.toolRouting.executionStatus, "EXECUTED");
     assert.equal(packet.content.dataFields.length, 0);
     assert.deepEqual(packet.hops.map((h: any) => h.service), ["gateway", "intent"]);
+    assert.match(packet.stateReason, /^no tool needed: small talk/);
+  });
+
+  it("fleet - a paraphrase the tool-need gate turns down says so, with the numbers and what to change", async () => {
+    const { json: packet } = await t.post("/v1/packets", { message: "what's on my to-do list?" });
+    assert.equal(packet.state, "COMPLETED", reflections(packet));
+    assert.equal(packet.toolRouting.executionStatus, "SKIPPED", reflections(packet));
+    assert.match(
+      packet.stateReason,
+      /^no tool needed: tool-need probability \d\.\d\d < \d\.\d\d \(best match \S+ \d\.\d\d\); .*ROUTER_TOOL_NEED_THRESHOLD$/,
+      reflections(packet),
+    );
   });
 
   it("fleet - a write is not executed and the reflection log says why", async () => {
@@ -74,6 +88,21 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     assert.notEqual(packet.toolRouting.executionStatus, "EXECUTED", reflections(packet));
     assert.equal(existsSync(join(t.workspace, "notes/new.md")), false, "the file was not written");
     assert.match(reflections(packet), /dry-run|approval|ALLOW_WRITE_TOOLS/i);
+    assert.equal(packet.state, "COMPLETED");
+    assert.equal(packet.toolRouting.dryRun, true);
+    assert.match(packet.stateReason, /^dry run: filesystem\.write_file is a write tool .*set ALLOW_WRITE_TOOLS=true/);
+    assert.equal(packet.toolRouting.reviewReasoning, packet.stateReason, "the review says the same, not \"approved\"");
+  });
+
+  it("fleet - reading a missing file: COMPLETED with a failed step, the reason says so and names the path as the caller did", async () => {
+    const { json: packet } = await t.post("/v1/packets", { message: "please read the file notes/missing.md" });
+    assert.equal(packet.state, "COMPLETED", reflections(packet));
+    assert.equal(packet.toolRouting.executionStatus, "FAILED", reflections(packet));
+    assert.match(packet.stateReason, /^tool failed: filesystem\.read_text_file: .*ENOENT.*'notes\/missing\.md'/);
+    assert.match(packet.toolRouting.executionResult.error, /'notes\/missing\.md'/);
+    // No absolute path of the workspace anywhere in the answer: not in the reason, the error, the data fields or the log.
+    const answer = JSON.stringify(packet);
+    for (const root of new Set([t.workspace, realpathSync(t.workspace)])) assert.ok(!answer.includes(root), `${root} in ${answer}`);
   });
 
   it("fleet - a delete is not executed and the reflection log says why", async () => {
@@ -82,6 +111,8 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     assert.ok(existsSync(join(t.workspace, "notes/todo.md")), "the file is still there");
     assert.ok(packet.reasoning.reflectionLog.length > 0);
     assert.match(reflections(packet), /not|skip|dry-run|approval/i);
+    // Whatever stopped it, the reason starts with the outcome and names the delete.
+    assert.match(packet.stateReason, /^(refused|skipped|dry run|no tool \w+): .*delete/i, reflections(packet));
   });
 
   it("fleet - route-only lists candidates with scores, core tools included, and executes nothing", async () => {
@@ -133,6 +164,7 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     assert.equal(packet.toolRouting.reinjectionCount, 3, reflections(packet));
     assert.equal(packet.toolRouting.executionStatus, "SKIPPED", reflections(packet));
     assert.match(reflections(packet), /reinjection cap/i);
+    assert.match(packet.stateReason, /^reinjection cap reached \(3\): 2 of 5 steps not run/);
     const executions = packet.content.dataFields.filter((f: any) => f.key === "tool_result");
     assert.equal(executions.length, 3);
   });

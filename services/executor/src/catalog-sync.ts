@@ -3,6 +3,7 @@ import type { KV } from "@nats-io/kv";
 import { catalogKey, listTools } from "@switchyard/bus";
 import { ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
+import type { Logger } from "@switchyard/telemetry";
 import { NOT_SERVED, pinTool, retireTool } from "./tool-pin.js";
 
 /** Tries of a compare-and-set write before giving up; each retry re-reads the entry another writer changed. */
@@ -32,6 +33,30 @@ export async function syncCatalog(catalog: KV, servers: string[], tools: ToolDef
     }
   }
   return { retired, quarantined };
+}
+
+/**
+ * syncCatalog for the servers and tools `served()` returns when it runs, as a function to
+ * call after every change of the servers; `removed` names servers taken out since, whose
+ * entries are retired. Syncs run one at a time, so one that read the servers earlier never
+ * lands after a later one (and brings a removed server's tools back).
+ */
+export function catalogPublisher(
+  catalog: KV,
+  served: () => { servers: string[]; tools: ToolDefinition[] },
+  logger: Pick<Logger, "warn">,
+): (removed?: string[]) => Promise<void> {
+  let queue = Promise.resolve();
+  return (removed = []) => {
+    const run = queue.then(async () => {
+      const { servers, tools } = served();
+      const { quarantined } = await syncCatalog(catalog, [...servers, ...removed], tools);
+      if (quarantined.length > 0) logger.warn({ tools: quarantined }, "tools quarantined until approved (POST /v1/tools/{name}/approve)");
+    });
+    // The next sync waits for this one, whether it failed or not.
+    queue = run.catch(() => undefined);
+    return run;
+  };
 }
 
 /** The catalog's entry for a tool; undefined when there is none (or it was removed). */

@@ -1,31 +1,33 @@
-// Wiring only: settings → MCP servers → catalog → the execute stage → drain on SIGTERM.
+// Wiring only: settings → MCP servers → catalog → the execute stage → follow the servers file → drain on SIGTERM.
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { CATALOG_BUCKET, openBucket } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
 import { drainOnSignals, runStage, startService } from "@switchyard/runtime";
-import { syncCatalog } from "./catalog-sync.js";
+import { catalogPublisher } from "./catalog-sync.js";
+import { watchConfigFile } from "./config-watch.js";
 import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
 import { executeStage } from "./execute.js";
 import { EXECUTIONS_BUCKET, EXECUTIONS_TTL_MS } from "./idempotent-execution.js";
 import { McpPool } from "./mcp-pool.js";
+import { rootsByServer } from "./relative-paths.js";
 import { loadServersConfig } from "./servers-config.js";
-import { serveToolApprovals } from "./tool-approval.js";
+import { reloadServers } from "./servers-reload.js";
+import { toolApprovals } from "./tool-approval.js";
 import { toolGuard } from "./tool-guard.js";
 
 const config = readConfig<Config>(configSchema, process.env);
 const dataDir = resolve(config.SWITCHYARD_DATA_DIR ?? join(dirname(resolve(config.SWITCHYARD_CONFIG)), ".switchyard"));
 mkdirSync(dataDir, { recursive: true });
-const { servers } = await loadServersConfig(config.SWITCHYARD_CONFIG, { ...process.env, SWITCHYARD_DATA_DIR: dataDir });
+const env = { ...process.env, SWITCHYARD_DATA_DIR: dataDir };
+const { file, servers } = await loadServersConfig(config.SWITCHYARD_CONFIG, env);
 
 const service = await startService({ name: "executor", env: process.env, defaultHealthPort: 8085 });
 const catalog = await openBucket(service.nc, CATALOG_BUCKET, service.topology);
-const serverNames = servers.map((server) => server.name);
-const publish = async () => {
-  const { quarantined } = await syncCatalog(catalog, serverNames, pool.listTools());
-  if (quarantined.length > 0) service.logger.warn({ tools: quarantined }, "tools quarantined until approved (POST /v1/tools/{name}/approve)");
-};
+const serverNames = () => pool.servers().map((server) => server.name);
+const served = () => pool.listTools();
+const publish = catalogPublisher(catalog, () => ({ servers: serverNames(), tools: served() }), service.logger);
 const pool: McpPool = await McpPool.connect(servers, {
   logger: service.logger,
   onToolsChanged: (server) => {
@@ -34,13 +36,20 @@ const pool: McpPool = await McpPool.connect(servers, {
 });
 service.onStop(() => pool.close());
 await publish();
-const served = () => pool.listTools();
-const approvals = serveToolApprovals({ nc: service.nc, logger: service.logger, catalog, served }, serverNames);
-service.onStop(async () => void (await Promise.all(approvals.map((subscription) => subscription.drain()))));
+const approvals = toolApprovals({ nc: service.nc, logger: service.logger, catalog, served });
+await approvals.serve(serverNames());
+service.onStop(() => approvals.drain());
+const reload = () => reloadServers({ file, env, pool, approvals, publish, logger: service.logger });
+// Stopped first (onStop runs in reverse): a reload under way finishes before the pool closes.
+const watch = watchConfigFile(file, reload);
+service.onStop(() => watch.close());
+// Changes saved while the servers were starting, before the watch began.
+await reload();
 drainOnSignals(service);
 
 const ledger = { kv: await openBucket(service.nc, EXECUTIONS_BUCKET, service.topology, EXECUTIONS_TTL_MS), leaseMs: config.EXECUTION_LEASE_MS };
+const rootsOf = rootsByServer(() => pool.servers());
 await runStage(service, "execute", (packet) =>
-  executeStage(packet, { callTool: pool.callTool.bind(pool), vetCall: toolGuard(catalog, served), ledger }, config),
+  executeStage(packet, { callTool: pool.callTool.bind(pool), vetCall: toolGuard(catalog, served), ledger, rootsOf }, config),
 );
-service.setReady(true, { servers: serverNames, tools: pool.listTools().length });
+service.setReady(true, { servers: serverNames(), tools: served().length });

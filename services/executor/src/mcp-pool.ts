@@ -12,6 +12,7 @@ import { ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/pac
 import type { ToolDefinition } from "@switchyard/packet";
 import { ClientAttr, markFailed, processMetrics, withClientSpan } from "@switchyard/telemetry";
 import type { ServerConfig, SideEffectName, ToolOverrides } from "./servers-config.js";
+import { diffServers } from "./servers-diff.js";
 
 /** The part of a pino logger the pool uses; the pool logs nothing unless given one. */
 export interface PoolLogger {
@@ -73,6 +74,22 @@ export function isRetryableFailure(failure: McpFailure | undefined): boolean {
   return failure === "timeout" || failure === "server_lost" || failure === "transport_error";
 }
 
+/** A server apply() started, with its number of tools. */
+export interface StartedServer {
+  name: string;
+  tools: number;
+}
+
+/** What apply() did, server by server. */
+export interface PoolChanges {
+  added: StartedServer[];
+  /** Started afresh with their new settings. */
+  changed: StartedServer[];
+  removed: string[];
+  /** Servers that could not be started: an added one is left out, a changed one keeps running with its old settings. */
+  failed: { name: string; change: "added" | "changed"; error: string }[];
+}
+
 type CallOutcome = { success: true; output: JsonValue } | { success: false; failure: McpFailure; error: string };
 
 interface Connection {
@@ -84,37 +101,85 @@ interface Connection {
   lost: boolean;
   /** The restart under way, if any; calls wait for it. */
   restarting?: Promise<void>;
+  /** Calls under way; a connection taken out of the pool is closed only once they are done. */
+  calls: Set<Promise<ToolCallResult>>;
+  /** Taken out of the pool (its server removed or changed in the config): never restarted, closed once idle. */
+  retired: boolean;
   transport?: StdioClientTransport | StreamableHTTPClientTransport;
 }
 
 /**
  * One MCP client per configured server, and the catalog of their tools under
- * `<server>.<tool>` names. Build it with `McpPool.connect(config.servers)`.
+ * `<server>.<tool>` names. Build it with `McpPool.connect(config.servers)`;
+ * `apply(servers)` follows a changed config.
  */
 export class McpPool {
+  private connections: Connection[] = [];
   private readonly byName = new Map<string, { connection: Connection; tool: string }>();
+  /** Connections taken out of the pool that are not closed yet. */
+  private readonly retiring = new Set<Connection>();
   private closing = false;
+  private applying: Promise<unknown> = Promise.resolve();
 
-  private constructor(
-    private readonly connections: Connection[],
-    private readonly options: McpPoolOptions,
-  ) {}
+  private constructor(private readonly options: McpPoolOptions) {}
 
   /**
    * Starts (stdio) or reaches (HTTP) every server and reads its tool list.
    * Fails if any server cannot be used, naming it; the others are closed again.
    */
   static async connect(servers: ServerConfig[], options: McpPoolOptions = {}): Promise<McpPool> {
-    const pool = new McpPool([], options);
-    const settled = await Promise.allSettled(servers.map((server) => pool.open(server)));
-    const failures = settled.flatMap((result, index) =>
-      result.status === "rejected" ? [`${servers[index]?.name}: ${(result.reason as Error).message}`] : [],
-    );
-    if (failures.length > 0) {
+    const pool = new McpPool(options);
+    const { failed } = await pool.apply(servers);
+    if (failed.length > 0) {
       await pool.close();
-      throw new Error(`cannot connect MCP servers: ${failures.join("; ")}`);
+      throw new Error(`cannot connect MCP servers: ${failed.map(({ name, error }) => `${name}: ${error}`).join("; ")}`);
     }
     return pool;
+  }
+
+  /**
+   * Makes the pool serve `servers` (the config as it is now): starts the added ones,
+   * starts a changed one afresh with its new settings, takes the removed ones out, and
+   * leaves a server whose settings are all equal alone. A server taken out (removed, or
+   * the old one of a changed server) gets no new calls and is closed once its calls in
+   * flight are done. A server that cannot start is in `failed`: an added one is left out,
+   * a changed one keeps running as it was.
+   */
+  apply(servers: ServerConfig[]): Promise<PoolChanges> {
+    // One at a time, each compared with what the one before left.
+    const applied = this.applying.then(() => this.applyNow(servers));
+    this.applying = applied.catch(() => undefined);
+    return applied;
+  }
+
+  private async applyNow(servers: ServerConfig[]): Promise<PoolChanges> {
+    const { added, changed, removed } = diffServers(this.servers(), servers);
+    const starting = [...added, ...changed];
+    const started = await Promise.allSettled(starting.map((config) => this.open(config)));
+    const changes: PoolChanges = { added: [], changed: [], removed: removed.map((server) => server.name), failed: [] };
+    const byServer = new Map(this.connections.map((connection) => [connection.config.name, connection]));
+    started.forEach((result, index) => {
+      const { name } = starting[index]!;
+      const change = index < added.length ? "added" : "changed";
+      if (result.status === "rejected") {
+        changes.failed.push({ name, change, error: (result.reason as Error).message });
+        return;
+      }
+      byServer.set(name, result.value);
+      changes[change].push({ name, tools: result.value.tools.length });
+    });
+    const previous = this.connections;
+    this.connections = servers.flatMap((config) => byServer.get(config.name) ?? []);
+    this.index();
+    for (const connection of previous) {
+      if (!this.connections.includes(connection)) this.retire(connection);
+    }
+    return changes;
+  }
+
+  /** The settings of the servers in use, in config order. */
+  servers(): ServerConfig[] {
+    return this.connections.map((connection) => connection.config);
   }
 
   /** Every tool of every server, excluded tools left out, in config order. */
@@ -142,7 +207,7 @@ export class McpPool {
       [ClientAttr.ToolServer]: server,
       [ClientAttr.NetworkTransport]: connection.config.transport === "http" ? "tcp" : "pipe",
     };
-    return withClientSpan(`tools/call ${tool}`, attributes, async (span) => {
+    const call = withClientSpan(`tools/call ${tool}`, attributes, async (span): Promise<ToolCallResult> => {
       const started = performance.now();
       const outcome = await this.invoke(connection, tool, catalogName, args, options);
       const seconds = (performance.now() - started) / 1000;
@@ -154,6 +219,8 @@ export class McpPool {
         ? { success: true, output: outcome.output, executionTimeMs }
         : { success: false, output: null, error: outcome.error, failure: outcome.failure, executionTimeMs };
     });
+    connection.calls.add(call);
+    return call.finally(() => connection.calls.delete(call));
   }
 
   private async invoke(connection: Connection, tool: string, catalogName: string, args: JsonObject, options: CallToolOptions): Promise<CallOutcome> {
@@ -180,17 +247,42 @@ export class McpPool {
     }
   }
 
-  /** Closes every client; stdio servers are stopped. */
+  /** Closes every client, those taken out and still finishing calls included; stdio servers are stopped. */
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.allSettled(this.connections.map((connection) => connection.client.close()));
+    await Promise.allSettled([...this.connections, ...this.retiring].map((connection) => connection.client.close()));
   }
 
-  private async open(config: ServerConfig): Promise<void> {
-    const connection: Connection = { config, client: undefined as unknown as Client, tools: [], stderrTail: [], lost: false };
+  /** A new connection to the server of `config`, started, with its tools read; not in the pool yet. */
+  private async open(config: ServerConfig): Promise<Connection> {
+    const connection: Connection = {
+      config,
+      client: undefined as unknown as Client,
+      tools: [],
+      stderrTail: [],
+      lost: false,
+      calls: new Set(),
+      retired: false,
+    };
     await this.start(connection);
-    this.connections.push(connection);
-    this.index();
+    if (this.closing) {
+      // Closed while this one started: nothing else would ever stop it.
+      await connection.client.close().catch(() => undefined);
+      throw new Error("the pool was closed");
+    }
+    return connection;
+  }
+
+  /** Takes a connection out of use (apply() has already dropped it from the index) and closes it once its calls are done. */
+  private retire(connection: Connection): void {
+    connection.retired = true;
+    this.retiring.add(connection);
+    void (async () => {
+      await connection.restarting;
+      await Promise.allSettled(connection.calls);
+      await connection.client.close().catch(() => undefined);
+      this.retiring.delete(connection);
+    })();
   }
 
   /**
@@ -199,7 +291,7 @@ export class McpPool {
    * the old server has already failed (server_lost or timeout).
    */
   private restart(connection: Connection, why: string, { hung = false } = {}): void {
-    if (this.closing || connection.restarting) return;
+    if (this.closing || connection.retired || connection.restarting) return;
     connection.lost = true;
     // A hung stdio server gets no graceful close (the SDK waits seconds for it): its late
     // answer would be a side effect that nobody is told about, after its call was reported failed.
@@ -248,7 +340,7 @@ export class McpPool {
     let opened = false;
     client.onclose = () => {
       // A server that failed to start is reported by start(); this is for one that stops later (not an old, replaced client).
-      if (this.closing || !opened || connection.client !== client) return;
+      if (this.closing || connection.retired || !opened || connection.client !== client) return;
       logger?.warn({ server: config.name, stderr: connection.stderrTail }, "MCP server went away");
       this.restart(connection, "the server went away");
     };

@@ -467,3 +467,133 @@ describe("mcp pool - a server that dies or hangs is restarted", () => {
     assert.equal(isRetryableFailure(refused.failure), false);
   });
 });
+
+describe("mcp pool - apply: servers added, changed and removed while running", () => {
+  const SIDE_EFFECT_SERVER = fileURLToPath(new URL("../../../packages/test-fixtures/dist/side-effect-mcp-server.js", import.meta.url));
+  const MEMORY = fileURLToPath(new URL("../node_modules/.bin/mcp-server-memory", import.meta.url));
+  let dir = "";
+  let pool: McpPool;
+
+  /**
+   * A server entry started through sh, which appends its pid to `<dir>/<name>.pids` and
+   * execs the server (keeping the pid): the file lists every process the server had.
+   */
+  const recorded = (name: string, command: string, settings: string[] = []) =>
+    [
+      `  ${name}:`,
+      "    command: sh",
+      // "$$$$" is "$$" once the loader has read it: the shell's pid.
+      `    args: ["-c", ${JSON.stringify(`echo $$$$ >> ${join(dir, `${name}.pids`)}; exec ${command}`)}]`,
+      ...settings.map((line) => `    ${line}`),
+    ].join("\n");
+  const memory = (settings: string[] = []) => recorded("memory", MEMORY, ["env: { MEMORY_FILE_PATH: ./memory.jsonl }", ...settings]);
+  const journal = () => recorded("journal", `node ${SIDE_EFFECT_SERVER}`, [`env: { SIDE_EFFECT_FILE: ${JSON.stringify(join(dir, "journal.txt"))} }`]);
+  const everything = "  everything:\n    command: mcp-server-everything";
+  const config = (...servers: string[]) => configIn(dir, ["servers:", ...servers].join("\n"));
+  const pids = async (name: string) => (await readFile(join(dir, `${name}.pids`), "utf8")).split("\n").filter(Boolean).map(Number);
+  const toolNames = (server: string) => pool.listTools().filter((tool) => tool.server === server).map((tool) => tool.name);
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "switchyard-pool-apply-"));
+    pool = await McpPool.connect(await config(memory()));
+  });
+  after(async () => {
+    await pool?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("mcp pool - apply: an added server is started and its tools are callable; the unchanged one is not restarted", async () => {
+    const changes = await pool.apply(await config(memory(), everything));
+    assert.deepEqual(changes.removed, []);
+    assert.deepEqual(changes.changed, []);
+    assert.deepEqual(changes.failed, []);
+    assert.deepEqual(changes.added, [{ name: "everything", tools: toolNames("everything").length }]);
+    assert.ok(toolNames("everything").includes("everything.echo"));
+    const echo = await pool.callTool("everything.echo", { message: "added while running" });
+    assert.deepEqual({ success: echo.success, output: echo.output }, { success: true, output: "Echo: added while running" });
+    assert.equal((await pids("memory")).length, 1, "the memory server still runs as first started");
+    assert.deepEqual(pool.servers().map((server) => server.name), ["memory", "everything"], "in config order");
+  });
+
+  it("mcp pool - apply: the same config again changes nothing", async () => {
+    assert.deepEqual(await pool.apply(await config(memory(), everything)), { added: [], changed: [], removed: [], failed: [] });
+    assert.equal((await pids("memory")).length, 1);
+  });
+
+  it("mcp pool - apply: a changed server is started afresh with its new settings, and the old process stops", async () => {
+    assert.equal(pool.listTools().find((tool) => tool.name === "memory.search_nodes")?.core, false);
+    const changes = await pool.apply(await config(memory(["core: [search_nodes]"]), everything));
+    assert.deepEqual(changes.changed.map((server) => server.name), ["memory"]);
+    assert.deepEqual(changes.added, []);
+    assert.equal(pool.listTools().find((tool) => tool.name === "memory.search_nodes")?.core, true);
+    const [old, started, ...more] = await pids("memory");
+    assert.ok(started !== undefined && more.length === 0, "one new process");
+    await eventuallyGone(old!);
+    const found = await pool.callTool("memory.search_nodes", { query: "anything" });
+    assert.equal(found.success, true, found.error);
+  });
+
+  it("mcp pool - apply: a removed server's tools are gone and its process stops", async () => {
+    const echo = pool.listTools().filter((tool) => tool.server === "everything");
+    assert.ok(echo.length > 0);
+    const changes = await pool.apply(await config(memory(["core: [search_nodes]"])));
+    assert.deepEqual(changes, { added: [], changed: [], removed: ["everything"], failed: [] });
+    assert.deepEqual(toolNames("everything"), []);
+    const gone = await pool.callTool("everything.echo", { message: "anyone?" });
+    assert.equal(gone.error, "unknown tool everything.echo");
+  });
+
+  it("mcp pool - apply: a call in flight on a removed server finishes before the server is closed", async () => {
+    await pool.apply(await config(memory(["core: [search_nodes]"]), journal()));
+    const [journalPid] = await pids("journal");
+    const slow = pool.callTool("journal.append_line", { text: "finished after removal", delay_ms: 1500 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const changes = await pool.apply(await config(memory(["core: [search_nodes]"])));
+    assert.deepEqual(changes.removed, ["journal"]);
+    assert.equal((await pool.callTool("journal.append_line", { text: "too late" })).error, "unknown tool journal.append_line");
+    const result = await slow;
+    assert.equal(result.success, true, result.error);
+    assert.equal(await readFile(join(dir, "journal.txt"), "utf8"), "finished after removal\n");
+    await eventuallyGone(journalPid!);
+  });
+
+  it("mcp pool - apply: a server that cannot start is reported; an added one is left out, a changed one keeps running as it was", async () => {
+    const [running] = (await pids("memory")).slice(-1);
+    const ghost = "  ghost:\n    command: no-such-mcp-server-anywhere";
+    const broken = "  memory:\n    command: no-such-mcp-server-either";
+    const changes = await pool.apply(await config(broken, ghost));
+    assert.deepEqual(changes.added, []);
+    assert.deepEqual(changes.changed, []);
+    assert.deepEqual(changes.removed, []);
+    assert.deepEqual(changes.failed.map(({ name, change }) => ({ name, change })), [
+      { name: "ghost", change: "added" },
+      { name: "memory", change: "changed" },
+    ]);
+    for (const failure of changes.failed) assert.match(failure.error, /ENOENT/);
+    assert.deepEqual(pool.servers().map((server) => server.name), ["memory"]);
+    assert.deepEqual(pool.servers().map((server) => server.transport === "stdio" && server.command), ["sh"], "the old settings");
+    const found = await pool.callTool("memory.search_nodes", { query: "anything" });
+    assert.equal(found.success, true, found.error);
+    assert.deepEqual((await pids("memory")).slice(-1), [running]);
+  });
+
+  it("mcp pool - apply: applies run one at a time, each against what the one before left", async () => {
+    const servers = await config(memory(["core: [search_nodes]"]), everything);
+    const [first, second] = await Promise.all([pool.apply(servers), pool.apply(servers)]);
+    assert.deepEqual(first.added.map((server) => server.name), ["everything"]);
+    assert.deepEqual(second, { added: [], changed: [], removed: [], failed: [] });
+  });
+});
+
+/** Waits until the process is gone (stopped and reaped), failing after 10 s. */
+async function eventuallyGone(pid: number): Promise<void> {
+  for (let waited = 0; waited < 10_000; waited += 50) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`process ${pid} still runs`);
+}
