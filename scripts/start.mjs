@@ -91,7 +91,7 @@ try {
   process.exit(1);
 }
 const ready = Object.fromEntries([...fleet.processes].map(([name, service]) => [name, service.ready]));
-const { auth, grpcPort } = ready.gateway;
+const { auth, grpcPort, warning } = ready.gateway;
 // startFleet runs local mode (AUTH=none, tenant "local") unless AUTH, API_KEYS or API_KEYS_FILE is set.
 const mode = auth === "none" ? "local mode, no API keys (AUTH=none)" : "API keys required (Authorization: Bearer <key>)";
 const stagePorts = SERVICES.slice(1).map((name) => `${name} :${ready[name].healthPort}`).join(", ");
@@ -103,6 +103,7 @@ console.log(
     `  gRPC    127.0.0.1:${grpcPort}`,
     `  stages  /healthz, /readyz, /metrics on ${stagePorts}`,
     `  data    ${nats ? dataDir : `${dataDir} (JetStream data on ${natsUrl})`}; \`pnpm reset\` starts clean`,
+    ...(warning ? [`  WARNING ${warning}`] : []),
     "Ctrl-C stops it.",
     "",
   ].join("\n"),

@@ -79,6 +79,24 @@ describe("fleet security - API keys for two tenants, limits on", { skip }, () =>
     assert.ok(lines.some((line) => /API_KEYS: no API keys/.test(line)), lines.join("\n"));
   });
 
+  it("fleet security - local mode on a network address is refused in one line, unless ALLOW_UNAUTHENTICATED_REMOTE, and then it warns", async () => {
+    const lines: string[] = [];
+    const open = { AUTH: "none", HTTP_HOST: "0.0.0.0", HTTP_PORT: "0", GRPC_PORT: "0" };
+    await assert.rejects(
+      startFleet({ natsUrl: t.nats.url, services: ["gateway"], env: open, onLog: (_s, _r, line) => lines.push(line) }),
+      /gateway exited before it was ready \(code 1/,
+    );
+    assert.deepEqual(lines.length, 1, lines.join("\n"));
+    assert.match(lines[0]!, /^gateway: HTTP_HOST: .*not loopback.*ALLOW_UNAUTHENTICATED_REMOTE=true/);
+
+    const allowed = await startFleet({ natsUrl: t.nats.url, services: ["gateway"], env: { ...open, ALLOW_UNAUTHENTICATED_REMOTE: "true" } });
+    try {
+      assert.match(String(allowed.processes.get("gateway")!.ready["warning"]), /without a key/);
+    } finally {
+      await allowed.stop();
+    }
+  });
+
   it("fleet security - gRPC without a key is UNAUTHENTICATED", async () => {
     const client = createRouterClient(`127.0.0.1:${t.fleet.processes.get("gateway")!.ready["grpcPort"]}`);
     try {

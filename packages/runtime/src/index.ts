@@ -1,4 +1,4 @@
-export { isPortTaken, listenOrExit } from "./listen.js";
+export { exitOnSettingsError, isPortTaken, listenOrExit } from "./listen.js";
 export type { ListenAddress } from "./listen.js";
 export { runtimeConfigSchema } from "./runtime-config.js";
 export type { RuntimeConfig } from "./runtime-config.js";

@@ -28,3 +28,19 @@ export async function listenOrExit<T>(listen: () => Promise<T>, address: ListenA
     process.exit(1);
   }
 }
+
+/** Errors that say what is wrong with a setting or a settings file, in their message alone. */
+const SETTINGS_ERRORS = new Set(["ConfigError", "ServersConfigError"]);
+
+/**
+ * A process whose settings are wrong stops with their message (it names the variable or
+ * file and what to do) instead of a stack trace; any other uncaught error keeps its trace.
+ * Called first in a service's main.
+ */
+export function exitOnSettingsError(service: string): void {
+  process.on("uncaughtException", (error) => {
+    const settings = error instanceof Error && SETTINGS_ERRORS.has(error.name);
+    process.stderr.write(settings ? `${service}: ${error.message}\n` : `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -22,7 +22,7 @@ import type { ConfigSchema } from "@switchyard/config";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
 import { createLogger, INSTANCE, initTracing, processMetrics } from "@switchyard/telemetry";
 import type { Logger, Tracing, TracingOptions } from "@switchyard/telemetry";
-import { listenOrExit } from "./listen.js";
+import { exitOnSettingsError, listenOrExit } from "./listen.js";
 import { runtimeConfigSchema } from "./runtime-config.js";
 import type { RuntimeConfig } from "./runtime-config.js";
 import { finishedPacket, measuredHandler, watchStageConsumer } from "./stage-metrics.js";
@@ -188,6 +188,7 @@ export interface StageServiceOptions<C> extends ServiceOptions {
 
 /** The whole life of a service that is one stage and nothing else: settings, NATS, the stage, drain on signals. */
 export async function runStageService<C>(options: StageServiceOptions<C>): Promise<ServiceContext> {
+  exitOnSettingsError(options.name);
   const config = readConfig<C>(options.configSchema, options.env);
   const service = await startService(options);
   drainOnSignals(service);

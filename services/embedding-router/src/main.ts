@@ -6,7 +6,7 @@ import { readConfig } from "@switchyard/config";
 import { RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
 import { buildQuery } from "@switchyard/request-text";
 import { QdrantIndex, ToolNeedModel } from "@switchyard/retrieval";
-import { drainOnSignals, runStage, startService } from "@switchyard/runtime";
+import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { indexCatalog } from "./catalog-index.js";
 import { serveLearning } from "./learning-endpoints.js";
 import { configSchema } from "./config.js";
@@ -18,6 +18,7 @@ import { routeStage } from "./route.js";
 import { serveRequests } from "./rpc-endpoint.js";
 import type { RouteQuery } from "./route.js";
 
+exitOnSettingsError("embedding-router");
 const config = readConfig<Config>(configSchema, process.env);
 const service = await startService({ name: "embedding-router", env: process.env, defaultHealthPort: 8082 });
 const embedder = chooseEmbedder(config);

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { CATALOG_BUCKET, openBucket } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
-import { drainOnSignals, runStage, startService } from "@switchyard/runtime";
+import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { catalogPublisher } from "./catalog-sync.js";
 import { watchConfigFile } from "./config-watch.js";
 import { configSchema } from "./config.js";
@@ -17,6 +17,7 @@ import { reloadServers } from "./servers-reload.js";
 import { toolApprovals } from "./tool-approval.js";
 import { toolGuard } from "./tool-guard.js";
 
+exitOnSettingsError("executor");
 const config = readConfig<Config>(configSchema, process.env);
 const dataDir = resolve(config.SWITCHYARD_DATA_DIR ?? join(dirname(resolve(config.SWITCHYARD_CONFIG)), ".switchyard"));
 mkdirSync(dataDir, { recursive: true });

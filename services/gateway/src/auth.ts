@@ -101,6 +101,31 @@ export interface AuthSettings {
   API_KEYS_FILE?: string;
 }
 
+export interface ExposureSettings {
+  AUTH: "keys" | "none";
+  HTTP_HOST: string;
+  ALLOW_UNAUTHENTICATED_REMOTE: boolean;
+}
+
+/** Addresses only this machine can reach. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * Local mode (no API keys) lets whoever reaches the gateway run the configured tools, so it
+ * listens on loopback only, unless ALLOW_UNAUTHENTICATED_REMOTE says the operator means it
+ * (a container behind its own network): then the warning to log, else undefined.
+ */
+export function localModeExposure(settings: ExposureSettings): string | undefined {
+  if (settings.AUTH !== "none" || isLoopback(settings.HTTP_HOST)) return undefined;
+  const what = `local mode (AUTH=none) on ${settings.HTTP_HOST}, not loopback: anyone who reaches the gateway runs the configured tools without a key`;
+  if (!settings.ALLOW_UNAUTHENTICATED_REMOTE) {
+    throw new ConfigError("HTTP_HOST", `is ${what}; set HTTP_HOST=127.0.0.1, or API_KEYS, or ALLOW_UNAUTHENTICATED_REMOTE=true to accept it`);
+  }
+  return `${what} (ALLOW_UNAUTHENTICATED_REMOTE=true)`;
+}
+
 /**
  * The authenticator the settings ask for. Keys are required unless `AUTH=none`;
  * with keys required and none given the gateway refuses to start, and `AUTH=none`

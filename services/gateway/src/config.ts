@@ -37,6 +37,11 @@ export const configSchema = {
       description: "keys: every API request needs a bearer API key; none: local mode, no keys, one tenant \"local\"",
     },
     API_KEYS: { type: "string", minLength: 1, description: "API keys and their tenants: key:tenant,key:tenant" },
+    ALLOW_UNAUTHENTICATED_REMOTE: {
+      type: "boolean",
+      default: false,
+      description: "Local mode (AUTH=none) on an HTTP_HOST other than loopback: refused unless true, and then every start warns",
+    },
     API_KEYS_FILE: { type: "string", minLength: 1, description: "A file of key:tenant entries, one per line or comma-separated" },
     RATE_LIMIT_MAX: {
       type: "integer",
@@ -86,6 +91,8 @@ export interface Config {
   /** @default "keys" */
   AUTH: "keys" | "none";
   API_KEYS?: string;
+  /** @default false */
+  ALLOW_UNAUTHENTICATED_REMOTE: boolean;
   API_KEYS_FILE?: string;
   RATE_LIMIT_MAX?: number;
   /** @default 60000 */

@@ -13,8 +13,8 @@ import { followLivePackets, LivePackets } from "./live-packets.js";
 import { watchNatsAvailability } from "./nats-availability.js";
 import { createNatsDeps } from "./nats-deps.js";
 
-/** Serves HTTP and gRPC until the service stops; marks the service ready with both ports. */
-export async function serveFrontDoors(service: ServiceContext, config: Config, auth: Authenticator): Promise<void> {
+/** Serves HTTP and gRPC until the service stops; marks the service ready with both ports (and `warning`, when there is one). */
+export async function serveFrontDoors(service: ServiceContext, config: Config, auth: Authenticator, warning?: string): Promise<void> {
   const availability = watchNatsAvailability(service.nc);
   const maxConcurrent = tenantLimit(config, "MAX_CONCURRENT_PACKETS");
   const live = new LivePackets(maxConcurrent);
@@ -79,5 +79,6 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, a
     httpPort: typeof address === "object" && address ? address.port : config.HTTP_PORT,
     grpcPort,
     auth: auth.required ? "keys" : "none",
+    ...(warning ? { warning } : {}),
   });
 }

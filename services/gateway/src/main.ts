@@ -6,16 +6,19 @@ import { register } from "node:module";
 import { FastifyOtelInstrumentation } from "@fastify/otel";
 import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
 import { readConfig } from "@switchyard/config";
-import { drainOnSignals, startService } from "@switchyard/runtime";
-import { authenticatorFrom } from "./auth.js";
+import { drainOnSignals, exitOnSettingsError, startService } from "@switchyard/runtime";
+import { authenticatorFrom, localModeExposure } from "./auth.js";
 import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
 
 register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
+exitOnSettingsError("gateway");
 
-// Settings first: a bad one, or no API keys outside local mode, stops the gateway before it connects anywhere.
+// Settings first: a bad one, no API keys outside local mode, or local mode open to the network
+// (unless allowed) stops the gateway before it connects anywhere.
 const config = readConfig<Config>(configSchema, process.env);
 const auth = authenticatorFrom(config);
+const exposure = localModeExposure(config);
 
 const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"]);
 const service = await startService({
@@ -31,6 +34,7 @@ const service = await startService({
     new GrpcInstrumentation({ ignoreGrpcMethods: ["Check", "Watch"] }),
   ],
 });
+if (exposure) service.logger.warn(exposure);
 const { serveFrontDoors } = await import("./front-doors.js");
-await serveFrontDoors(service, config, auth);
+await serveFrontDoors(service, config, auth, exposure);
 drainOnSignals(service);

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ConfigError } from "@switchyard/config";
-import { apiKeyAuthenticator, authenticatorFrom, bearerToken, LOCAL_TENANT, parseApiKeys } from "../src/auth.js";
+import { apiKeyAuthenticator, authenticatorFrom, bearerToken, LOCAL_TENANT, localModeExposure, parseApiKeys } from "../src/auth.js";
 
 const KEY_A = "key-a-0123456789abcdef";
 const KEY_B = "key-b-0123456789abcdef";
@@ -62,6 +62,17 @@ describe("gateway auth", () => {
     assert.equal(local.required, false);
     assert.deepEqual(local.authenticate(undefined), { tenant: LOCAL_TENANT });
     throwsNaming(() => authenticatorFrom({ AUTH: "none", API_KEYS: `${KEY_A}:a` }), "AUTH", /API_KEYS/);
+  });
+
+  it("gateway auth - local mode listens on loopback only; another address is refused unless ALLOW_UNAUTHENTICATED_REMOTE, then warned", () => {
+    for (const host of ["127.0.0.1", "127.1.2.3", "::1", "localhost"]) {
+      assert.equal(localModeExposure({ AUTH: "none", HTTP_HOST: host, ALLOW_UNAUTHENTICATED_REMOTE: false }), undefined, host);
+    }
+    for (const host of ["0.0.0.0", "::", "10.0.0.5"]) {
+      throwsNaming(() => localModeExposure({ AUTH: "none", HTTP_HOST: host, ALLOW_UNAUTHENTICATED_REMOTE: false }), "HTTP_HOST", /not loopback.*ALLOW_UNAUTHENTICATED_REMOTE=true/);
+      assert.match(localModeExposure({ AUTH: "none", HTTP_HOST: host, ALLOW_UNAUTHENTICATED_REMOTE: true }) ?? "", /without a key/);
+    }
+    assert.equal(localModeExposure({ AUTH: "keys", HTTP_HOST: "0.0.0.0", ALLOW_UNAUTHENTICATED_REMOTE: false }), undefined, "keys: any address");
   });
 
   it("gateway auth - API_KEYS and API_KEYS_FILE add up; an unreadable file or a key in both is refused", () => {

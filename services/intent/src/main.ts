@@ -2,12 +2,13 @@
 import { CATALOG_BUCKET, catalogKey, followCatalog, openBucket } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
 import { modelClientFor } from "@switchyard/llm";
-import { drainOnSignals, runStage, startService } from "@switchyard/runtime";
+import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
 import { judgeContinuation } from "./continuation.js";
 import { intentStage } from "./intent.js";
 
+exitOnSettingsError("intent");
 const config = readConfig<Config>(configSchema, process.env);
 const service = await startService({ name: "intent", env: process.env, defaultHealthPort: 8081 });
 const toolNames = new Map<string, string>();
