@@ -1,4 +1,4 @@
-// `pnpm test:faults`: the fault tests of issue 6 (groups 1-5) alone, then one line that
+// `pnpm test:faults`: the fault tests (issue 6, groups 1-5; issue 15, the cluster) alone, then one line that
 // sums what they measured: "sent N, completed N, lost 0, duplicate side effects 0".
 // Each test appends its run to $SWITCHYARD_FAULTS_REPORT (test/faults-report.ts).
 import { spawnSync } from "node:child_process";
@@ -12,6 +12,7 @@ const FILES = [
   "test/fleet-exactly-once.test.ts", // 3: two executors, forced redelivery
   "test/fleet-dead-letter.test.ts", // 4: a tool that always fails
   "test/fleet-chaos-proxy.test.ts", // 5: fault-injecting proxy
+  "test/fleet-chaos-cluster.test.ts", // 6: a three-server cluster loses stream, bucket and consumer leaders
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "switchyard-faults-"));

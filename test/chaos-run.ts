@@ -35,6 +35,7 @@ export interface ChaosFleetOptions {
   /** Every stage's ack wait: how soon the packets a killed stage held are redelivered. */
   ackWaitMs: number;
   natsUrlForServices?: TestFleetOptions["natsUrlForServices"];
+  natsCluster?: TestFleetOptions["natsCluster"];
 }
 
 /** A fleet that runs append_line without approval: write tools on, the tool trusted. */
@@ -44,6 +45,7 @@ export async function startChaosFleet(options: ChaosFleetOptions): Promise<Chaos
   writeFileSync(journal, "");
   const t = await startTestFleet({
     ...(options.natsUrlForServices ? { natsUrlForServices: options.natsUrlForServices } : {}),
+    ...(options.natsCluster ? { natsCluster: options.natsCluster } : {}),
     env: {
       SWITCHYARD_CONFIG: SIDE_EFFECTS_CONFIG,
       SIDE_EFFECT_FILE: journal,
@@ -70,15 +72,22 @@ export interface Submission {
   token: string;
   /** The gateway's answer (202 accepted), or 0 when the request itself failed. */
   status: number;
+  /** Its Retry-After header, when it had one. */
+  retryAfter?: string;
   packetId?: string;
 }
 
 export interface SubmitOptions {
+  /** How many to send; with `until`, at most this many. */
   count: number;
+  /** Stops sending once it returns true (checked before each request). */
+  until?: () => boolean;
   /** Starts each packet's token, so that several rounds in one journal stay apart. @default "chaos" */
   prefix?: string;
   /** Requests in flight at once. */
   concurrency: number;
+  /** A pause after each answer, per request in flight: a steady flow instead of as fast as the gateway answers. */
+  pauseMs?: number;
   /** Called after each answer, with how many have been answered. */
   onAnswered?: (answered: number) => void;
 }
@@ -93,18 +102,20 @@ export async function submitPackets(t: TestFleet, options: SubmitOptions): Promi
   const submissions: Submission[] = [];
   let next = 0;
   const worker = async () => {
-    while (next < options.count) {
+    while (next < options.count && !options.until?.()) {
       const token = `${options.prefix ?? "chaos"}-${next++}`;
       const submission: Submission = { token, status: 0 };
       try {
-        const { status, json } = await t.post("/v1/packets", journalRequest(token));
+        const { status, json, headers } = await t.post("/v1/packets", journalRequest(token));
         submission.status = status;
+        submission.retryAfter = headers.get("retry-after") ?? undefined;
         if (status === 202) submission.packetId = json.packetId;
       } catch {
         // The gateway could not be reached at all: status 0, not accepted.
       }
       submissions.push(submission);
       options.onAnswered?.(submissions.length);
+      if (options.pauseMs) await sleep(options.pauseMs);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
@@ -196,6 +207,8 @@ export function tallyRun(
   finals: ReadonlyMap<string, any>,
   announcements: ReadonlyMap<string, ReadonlySet<string>>,
   journal: string,
+  /** The packets that never ended, as last stored, to say where they stopped. */
+  stuck: ReadonlyMap<string, any> = new Map(),
 ): Tally {
   const problems: string[] = [];
   const lines = journalLines(journal);
@@ -207,7 +220,8 @@ export function tallyRun(
     const packet = finals.get(packetId!);
     const announced = [...(announcements.get(packetId!) ?? [])];
     if (!packet) {
-      problems.push(`${packetId} (${token}) never reached a terminal state`);
+      const last = stuck.get(packetId!);
+      problems.push(`${packetId} (${token}) never reached a terminal state${last ? `: ${last.state}${describeRun(last)}` : ""}`);
       continue;
     }
     if (announced.length > 1 || (announced.length === 1 && announced[0] !== packet.state)) {
@@ -225,10 +239,11 @@ export function tallyRun(
       problems.push(`${packetId} (${token}) was executed but its line is not in the journal`);
     }
   }
+  const byToken = new Map(accepted.map((s) => [s.token, finals.get(s.packetId!)]));
   let duplicateSideEffects = 0;
   for (const [line, count] of lines) {
     duplicateSideEffects += count - 1;
-    if (count > 1) problems.push(`"${line}" was appended ${count} times`);
+    if (count > 1) problems.push(`"${line}" was appended ${count} times${describeRun(byToken.get(line))}`);
     if (!submitted.has(line)) problems.push(`"${line}" is in the journal but was never sent`);
   }
   const run: FaultRun = { test, sent: accepted.length, completed, lost: accepted.length - finals.size, duplicateSideEffects };
@@ -247,7 +262,7 @@ export function chaosSuite(options: ChaosFleetOptions): ChaosSuite {
   before(async () => {
     suite.chaos = await startChaosFleet(options);
     // The test watches NATS directly: a fault between the services and NATS does not blind it.
-    suite.announcements = await watchAnnouncements(suite.chaos.t.nats.url);
+    suite.announcements = await watchAnnouncements(suite.chaos.t.cluster?.url ?? suite.chaos.t.nats.url);
   });
   after(async () => {
     await suite.announcements?.close();
@@ -262,5 +277,18 @@ export async function finishRun(test: string, suite: ChaosSuite, submissions: re
   const finals = await awaitFinalPackets(suite.chaos.t, accepted.map((s) => s.packetId!), 300_000);
   // Late redeliveries of packets already finished would show up as second announcements: let them.
   await sleep(4_000);
-  return tallyRun(test, submissions, finals, suite.announcements.states, suite.chaos.journal);
+  const stuck = new Map<string, any>();
+  for (const { packetId } of accepted.filter((s) => !finals.has(s.packetId!))) {
+    const { json } = await suite.chaos.t.get(`/v1/packets/${packetId}`).catch(() => ({ json: undefined }));
+    if (json) stuck.set(packetId!, json);
+  }
+  return tallyRun(test, submissions, finals, suite.announcements.states, suite.chaos.journal, stuck);
+}
+
+/** A packet's hops and its tool-execution reflections, to tell how a side effect happened twice. */
+function describeRun(packet: any): string {
+  if (!packet) return "";
+  const hops = (packet.hops ?? []).map((hop: any) => `${hop.service}#${hop.hop}@${hop.instance ?? ""}`).join(" ");
+  const executions = (packet.reasoning?.reflectionLog ?? []).filter((entry: any) => entry.step === "tool_execution").map((entry: any) => entry.summary);
+  return ` (packet ${packet.header?.packetId}: ${hops}; ${executions.join(" | ")})`;
 }

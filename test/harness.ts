@@ -2,8 +2,8 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { natsServerAvailable, startLocalNats } from "@switchyard/local-nats";
-import type { LocalNats } from "@switchyard/local-nats";
+import { natsServerAvailable, startLocalNats, startLocalNatsCluster } from "@switchyard/local-nats";
+import type { LocalNats, LocalNatsCluster } from "@switchyard/local-nats";
 import { localFleetEnv, startFleet } from "@switchyard/fleet";
 import type { Fleet, FleetOptions, ServiceName } from "@switchyard/fleet";
 
@@ -18,7 +18,12 @@ export interface Reply {
 }
 
 export interface TestFleet {
+  /** The fleet's nats-server; in a cluster (`natsCluster`), its first member. */
   nats: LocalNats;
+  /** The cluster, when the fleet runs on one. */
+  cluster: LocalNatsCluster | undefined;
+  /** What the services were given as NATS_URL: every member of a cluster. */
+  natsUrl: string;
   fleet: Fleet;
   /** A copy of examples/workspace that the filesystem MCP server serves. */
   workspace: string;
@@ -42,6 +47,8 @@ export interface TestFleetOptions extends Partial<FleetOptions> {
    * front of it, for one. Default: the server's own URL.
    */
   natsUrlForServices?: (nats: LocalNats) => string | Promise<string>;
+  /** Members of a JetStream cluster on loopback to run on, instead of one server; its streams get as many replicas. */
+  natsCluster?: number;
 }
 
 /**
@@ -49,8 +56,11 @@ export interface TestFleetOptions extends Partial<FleetOptions> {
  * fresh copy of examples/workspace through the real MCP filesystem server.
  */
 export async function startTestFleet(testOptions: TestFleetOptions = {}): Promise<TestFleet> {
-  const { natsUrlForServices, ...options } = testOptions;
-  const nats = await startLocalNats();
+  const { natsUrlForServices, natsCluster, ...options } = testOptions;
+  const cluster = natsCluster ? await startLocalNatsCluster(natsCluster) : undefined;
+  const nats = cluster ? cluster.servers.get("n1")! : await startLocalNats();
+  const stopNats = () => (cluster ? cluster.stop() : nats.stop());
+  const natsUrl = natsUrlForServices ? await natsUrlForServices(nats) : (cluster?.url ?? nats.url);
   const workspace = mkdtempSync(join(tmpdir(), "switchyard-ws-"));
   cpSync(join(REPO_ROOT, "examples/workspace"), workspace, { recursive: true });
   const dataDir = mkdtempSync(join(tmpdir(), "switchyard-data-"));
@@ -58,15 +68,15 @@ export async function startTestFleet(testOptions: TestFleetOptions = {}): Promis
   let fleet: Fleet;
   try {
     fleet = await startFleet({
-      natsUrl: natsUrlForServices ? await natsUrlForServices(nats) : nats.url,
+      natsUrl,
       ...options,
-      env: { ...localFleetEnv(workspace, dataDir), ...options.env },
+      env: { ...localFleetEnv(workspace, dataDir), ...(cluster ? { JETSTREAM_REPLICAS: String(natsCluster) } : {}), ...options.env },
       onLog: (service: ServiceName, _record, line) => {
         logs.push(`${service} | ${line}`);
       },
     });
   } catch (error) {
-    await nats.stop();
+    await stopNats();
     throw new Error(`${String(error)}\n${logs.join("\n")}`, { cause: error });
   }
   const url = fleet.gatewayUrl();
@@ -83,6 +93,8 @@ export async function startTestFleet(testOptions: TestFleetOptions = {}): Promis
   };
   return {
     nats,
+    cluster,
+    natsUrl,
     fleet,
     workspace,
     dataDir,
@@ -97,7 +109,7 @@ export async function startTestFleet(testOptions: TestFleetOptions = {}): Promis
     get: (path, headers = {}) => call(path, { headers }),
     async close() {
       await fleet.stop();
-      await nats.stop();
+      await stopNats();
       rmSync(workspace, { recursive: true, force: true });
       rmSync(dataDir, { recursive: true, force: true });
     },

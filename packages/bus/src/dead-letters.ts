@@ -9,7 +9,7 @@ import type { Logger } from "@switchyard/telemetry";
 import { forgetAttempt, readAttempt } from "./attempts.js";
 import type { Attempt } from "./attempts.js";
 import { storeFinishedPacket } from "./packet-bus.js";
-import { addOrUpdateStream, NS_PER_MS, PACKETS_STREAM } from "./topology.js";
+import { addOrUpdateConsumer, addOrUpdateStream, NS_PER_MS, PACKETS_STREAM, setUpTopology } from "./topology.js";
 import type { TopologyOptions } from "./topology.js";
 
 /**
@@ -37,15 +37,15 @@ export interface DeadLetterAdvisory {
 }
 
 export async function ensureDeadLetters(nc: NatsConnection, options: TopologyOptions = {}): Promise<void> {
-  const jsm = await jetstreamManager(nc);
-  await addOrUpdateStream(jsm, {
+  const jsm = await setUpTopology(() => jetstreamManager(nc));
+  await setUpTopology(() => addOrUpdateStream(jsm, {
     name: DEAD_LETTERS_STREAM,
     subjects: [MAX_DELIVERIES_SUBJECT, TERMINATED_SUBJECT],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     num_replicas: options.replicas ?? 1,
     max_age: DEAD_LETTERS_MAX_AGE_MS * NS_PER_MS,
-  });
+  }));
   const config = {
     durable_name: DEAD_LETTERS_CONSUMER,
     ack_policy: AckPolicy.Explicit,
@@ -55,12 +55,7 @@ export async function ensureDeadLetters(nc: NatsConnection, options: TopologyOpt
     max_deliver: 10,
     backoff: [30_000, 60_000, 120_000].map((ms) => ms * NS_PER_MS),
   };
-  try {
-    await jsm.consumers.add(DEAD_LETTERS_STREAM, config);
-  } catch (error) {
-    if (!/already in use|exists/i.test(String(error))) throw error;
-    await jsm.consumers.update(DEAD_LETTERS_STREAM, DEAD_LETTERS_CONSUMER, config);
-  }
+  await setUpTopology(() => addOrUpdateConsumer(jsm, DEAD_LETTERS_STREAM, config));
 }
 
 /** Why the packet ended, as its FAILED reason says it. */
@@ -86,7 +81,7 @@ export async function startDeadLetterWorker(options: {
   onEnded?: (packet: Packet) => void;
 }): Promise<DeadLetterWorker> {
   const jsm = await jetstreamManager(options.nc);
-  const consumer = await jetstream(options.nc).consumers.get(DEAD_LETTERS_STREAM, DEAD_LETTERS_CONSUMER);
+  const consumer = await setUpTopology(() => jetstream(options.nc).consumers.get(DEAD_LETTERS_STREAM, DEAD_LETTERS_CONSUMER));
   const messages: ConsumerMessages = await consumer.consume({ max_messages: 16 });
   const loop = (async () => {
     for await (const msg of messages) {

@@ -14,7 +14,7 @@ export type { HopClock } from "./packet-bus.js";
 export { requestReply, respondError, RpcError, serveRpc, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER } from "./rpc.js";
 export type { RpcEndpoint } from "./rpc.js";
 export { RetryLater } from "./stage-errors.js";
-export { isNatsFailure } from "./nats-failure.js";
+export { isNatsFailure, isTransientNatsFailure, retryWhileTransient } from "./nats-failure.js";
 export { startStageWorker } from "./stage-worker.js";
 export type { StageWorker, StageWorkerOptions } from "./stage-worker.js";
 export {

@@ -12,13 +12,19 @@ import { Attr, packetMessageAttributes, stageOutcomeAttributes } from "./attribu
 import type { ContentRecording } from "./attributes.js";
 import { Headers } from "./headers.js";
 import { recordAttempt } from "./attempts.js";
-import { isNatsFailure } from "./nats-failure.js";
+import { isNatsFailure, retryWhileTransient } from "./nats-failure.js";
 import { remainingMs } from "./deadline.js";
 import { publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 import { RetryLater } from "./stage-errors.js";
-import { PACKETS_STREAM } from "./topology.js";
+import { PACKETS_STREAM, setUpTopology } from "./topology.js";
 import { packetSubject } from "./subjects.js";
 import { extractTraceContext } from "./trace-context.js";
+
+/**
+ * How long a stage keeps trying to hand a packet on while JetStream cannot take it (an
+ * election after a server was lost takes seconds); the packet's heartbeat holds it meanwhile.
+ */
+const HAND_ON_RETRY_MS = 30_000;
 
 export interface StageWorkerOptions {
   nc: NatsConnection;
@@ -61,7 +67,7 @@ export async function startStageWorker(options: StageWorkerOptions): Promise<Sta
   const { nc, stage, logger } = options;
   const concurrency = options.concurrency ?? 64;
   const js = jetstream(nc);
-  const consumer = await js.consumers.get(PACKETS_STREAM, stage);
+  const consumer = await setUpTopology(() => js.consumers.get(PACKETS_STREAM, stage));
   const messages: ConsumerMessages = await consumer.consume({ max_messages: concurrency });
   const inFlight = new Set<Promise<void>>();
 
@@ -127,8 +133,12 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
       const outcome = await runStage(options, packet);
       span.setAttributes(stageOutcomeAttributes(packet, options.content));
       recordHop(packet, service, clock);
-      if ("next" in outcome) await publishPacket(js, tracer, outcome.next, packet);
-      else await storeFinishedPacket(options.nc, options.packets, packet);
+      // Handing on is tried again while JetStream elects a stream's leader: giving the message
+      // back instead would spend one of its few deliveries on every try.
+      await retryWhileTransient(
+        () => ("next" in outcome ? publishPacket(js, tracer, outcome.next, packet) : storeFinishedPacket(options.nc, options.packets, packet)),
+        HAND_ON_RETRY_MS,
+      );
       await confirmAck(msg, logger, packet);
       logger.debug({ packetId: packet.header?.packetId, hop: packet.header?.hop, outcome }, "packet handed on");
     } catch (error) {

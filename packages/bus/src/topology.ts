@@ -4,6 +4,7 @@ import type { ConsumerConfig, JetStreamManager, StreamConfig } from "@nats-io/je
 import { Kvm } from "@nats-io/kv";
 import type { KV } from "@nats-io/kv";
 import type { Stage } from "@switchyard/packet";
+import { retryWhileTransient } from "./nats-failure.js";
 import { PACKETS_WILDCARD, packetSubject } from "./subjects.js";
 
 export const PACKETS_STREAM = "SWITCHYARD_PACKETS";
@@ -32,6 +33,15 @@ export interface TopologyOptions {
 
 export const NS_PER_MS = 1_000_000;
 
+/**
+ * Creates or updates streams, consumers and buckets, tried again while JetStream cannot
+ * answer yet: services starting together on a new cluster ask before it has elected its
+ * leaders, and the API times out meanwhile.
+ */
+export function setUpTopology<T>(work: () => Promise<T>): Promise<T> {
+  return retryWhileTransient(work, 60_000);
+}
+
 // JetStream answers "already in use" when a stream or consumer exists with
 // another configuration; we then update it so a new release's settings apply.
 export async function addOrUpdateStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) {
@@ -45,8 +55,7 @@ export async function addOrUpdateStream(jsm: JetStreamManager, config: Partial<S
 
 /** Creates (or brings up to date) the packet stream; every service calls this at start. */
 export async function ensurePacketStream(nc: NatsConnection, options: TopologyOptions = {}): Promise<void> {
-  const jsm = await jetstreamManager(nc);
-  await addOrUpdateStream(jsm, {
+  await setUpTopology(async () => addOrUpdateStream(await jetstreamManager(nc), {
     name: PACKETS_STREAM,
     subjects: [PACKETS_WILDCARD],
     // Work-queue retention: a packet message is gone once its stage acks it;
@@ -55,7 +64,7 @@ export async function ensurePacketStream(nc: NatsConnection, options: TopologyOp
     storage: StorageType.File,
     num_replicas: options.replicas ?? 1,
     duplicate_window: 120_000 * NS_PER_MS,
-  });
+  }));
 }
 
 /**
@@ -81,9 +90,9 @@ export function heartbeatIntervalMs(options: TopologyOptions = {}): number {
 
 /** The durable pull consumer of one stage, shared by all of its replicas. */
 export async function ensureStageConsumer(nc: NatsConnection, stage: Stage, options: TopologyOptions = {}): Promise<void> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await setUpTopology(() => jetstreamManager(nc));
   const backoff = consumerBackoffMs(options);
-  const config: Partial<ConsumerConfig> = {
+  const config: Partial<ConsumerConfig> & { durable_name: string } = {
     durable_name: stage,
     filter_subject: packetSubject(stage),
     ack_policy: AckPolicy.Explicit,
@@ -94,15 +103,20 @@ export async function ensureStageConsumer(nc: NatsConnection, stage: Stage, opti
     // Without a backoff a packet whose stage keeps crashing is redelivered at a flat pace.
     ...(backoff.length > 0 ? { backoff: backoff.map((ms) => ms * NS_PER_MS) } : {}),
   };
+  await setUpTopology(() => addOrUpdateConsumer(jsm, PACKETS_STREAM, config));
+}
+
+/** As addOrUpdateStream, for a durable consumer. */
+export async function addOrUpdateConsumer(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }) {
   try {
-    await jsm.consumers.add(PACKETS_STREAM, config);
+    await jsm.consumers.add(stream, config);
   } catch (error) {
     if (!/already in use|exists/i.test(String(error))) throw error;
-    await jsm.consumers.update(PACKETS_STREAM, stage, config);
+    await jsm.consumers.update(stream, config.durable_name, config);
   }
 }
 
 /** Opens a KV bucket, creating it on first use; `ttlMs` makes its entries expire. */
 export async function openBucket(nc: NatsConnection, name: string, options: TopologyOptions = {}, ttlMs?: number): Promise<KV> {
-  return new Kvm(nc).create(name, { history: 1, replicas: options.replicas ?? 1, ...(ttlMs === undefined ? {} : { ttl: ttlMs }) });
+  return setUpTopology(() => new Kvm(nc).create(name, { history: 1, replicas: options.replicas ?? 1, ...(ttlMs === undefined ? {} : { ttl: ttlMs }) }));
 }

@@ -1,2 +1,2 @@
-export { natsServerAvailable, runningNatsPid, startLocalNats } from "./local-nats.js";
-export type { LocalNats, LocalNatsOptions } from "./local-nats.js";
+export { natsServerAvailable, runningNatsPid, startLocalNats, startLocalNatsCluster } from "./local-nats.js";
+export type { ClusterMembership, LocalNats, LocalNatsCluster, LocalNatsOptions } from "./local-nats.js";

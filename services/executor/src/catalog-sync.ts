@@ -1,10 +1,13 @@
 import { equals, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
-import { catalogKey, listTools } from "@switchyard/bus";
+import { catalogKey, listTools, retryWhileTransient } from "@switchyard/bus";
 import { ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import type { Logger } from "@switchyard/telemetry";
 import { NOT_SERVED, pinTool, retireTool } from "./tool-pin.js";
+
+/** How long a catalog sync is tried again while JetStream cannot answer. */
+const SYNC_RETRY_MS = 60_000;
 
 /** Tries of a compare-and-set write before giving up; each retry re-reads the entry another writer changed. */
 const WRITE_ATTEMPTS = 5;
@@ -50,7 +53,8 @@ export function catalogPublisher(
   return (removed = []) => {
     const run = queue.then(async () => {
       const { servers, tools } = served();
-      const { quarantined } = await syncCatalog(catalog, [...servers, ...removed], tools);
+      // A sync is idempotent, so one that JetStream could not answer (an election) is simply run again.
+      const { quarantined } = await retryWhileTransient(() => syncCatalog(catalog, [...servers, ...removed], tools), SYNC_RETRY_MS);
       if (quarantined.length > 0) logger.warn({ tools: quarantined }, "tools quarantined until approved (POST /v1/tools/{name}/approve)");
     });
     // The next sync waits for this one, whether it failed or not.

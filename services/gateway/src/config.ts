@@ -58,7 +58,8 @@ export const configSchema = {
       type: "integer",
       minimum: 1,
       default: 5000,
-      description: "How long the gateway waits for JetStream to store a packet before answering 503",
+      description:
+        "How long one try to store a packet waits for JetStream, and how long a request waits for a lost NATS connection to come back before 503",
     },
     PACKET_DEADLINE_MS: {
       type: "integer",

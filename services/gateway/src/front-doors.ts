@@ -15,7 +15,7 @@ import { createNatsDeps } from "./nats-deps.js";
 
 /** Serves HTTP and gRPC until the service stops; marks the service ready with both ports (and `warning`, when there is one). */
 export async function serveFrontDoors(service: ServiceContext, config: Config, auth: Authenticator, warning?: string): Promise<void> {
-  const availability = watchNatsAvailability(service.nc);
+  const availability = watchNatsAvailability(service.nc, config.PUBLISH_TIMEOUT_MS);
   const maxConcurrent = tenantLimit(config, "MAX_CONCURRENT_PACKETS");
   const live = new LivePackets(maxConcurrent);
   if (maxConcurrent > 0) {

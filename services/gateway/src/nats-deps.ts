@@ -21,6 +21,7 @@ import {
   publishPacket,
   recordHop,
   requestReply,
+  retryWhileTransient,
   ROUTE_SUBJECT,
   RpcError,
   setDeadline,
@@ -59,12 +60,15 @@ export interface NatsDepsOptions {
   /** The examples bucket (EXAMPLES_BUCKET): each tool's stored examples, shown with it. */
   examples: KV;
   tracer: Tracer;
-  /** How long a waiting request waits for its packet before answering 202. */
+  /**
+   * How long a waiting request waits for its packet before answering 202; also how long
+   * a packet that JetStream cannot take yet (a stream leader being elected) is tried again.
+   */
   waitTimeoutMs: number;
   /** How long a route-only request waits for an embedding-router. */
   routeTimeoutMs: number;
   maxReinjections: number;
-  /** How long a publish waits for JetStream's ack before the request is answered 503. */
+  /** How long one try to store and publish a packet waits for JetStream. */
   publishTimeoutMs: number;
   /** Whether NATS is connected; while it is not, requests are answered 503 at once. */
   availability: NatsAvailability;
@@ -116,6 +120,9 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
    * packet cannot finish unseen; the packet is stored first so that
    * `GET /v1/packets/{id}` finds it while it is in flight. It returns only
    * once JetStream acknowledged the publish: an answer means the packet is kept.
+   * While a server is lost and its streams elect new leaders, JetStream answers nobody
+   * for seconds: the store and publish are tried again until the wait budget is spent
+   * (the message id makes a publish stored twice count once).
    * When the publish fails the stored packet goes back to `previous` (deleted
    * when there was none), best effort as NATS may be away, so that it does not
    * look in flight for ever.
@@ -125,8 +132,10 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     const done = wait ? nc.subscribe(doneSubject(packetId), { max: 1, timeout: options.waitTimeoutMs }) : undefined;
     recordHop(packet, SERVICE, clock);
     try {
-      await packets.put(packetId, encodePacket(packet));
-      await publishPacket(js, tracer, stage, packet);
+      await retryWhileTransient(async () => {
+        await packets.put(packetId, encodePacket(packet));
+        await publishPacket(js, tracer, stage, packet);
+      }, options.waitTimeoutMs);
     } catch (error) {
       done?.unsubscribe();
       (previous ? packets.put(packetId, previous) : packets.delete(packetId)).catch(() => undefined);

@@ -1,15 +1,18 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { errors as natsErrors } from "@nats-io/nats-core";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { connect } from "@nats-io/transport-node";
+import { suiteNats } from "@switchyard/test-fixtures";
 import { GatewayError } from "../src/deps.js";
-import { NATS_UNAVAILABLE, whileNatsAvailable } from "../src/nats-availability.js";
+import { NATS_UNAVAILABLE, watchNatsAvailability, whileNatsAvailable } from "../src/nats-availability.js";
 
-const up = { connected: () => true };
-const down = { connected: () => false };
+const up = { connected: () => true, awaitConnection: async () => true };
+const down = { connected: () => false, awaitConnection: async () => false };
 const isUnavailable = (error: unknown) => error instanceof GatewayError && error.code === "unavailable" && error.message === NATS_UNAVAILABLE;
 
 describe("gateway nats availability", () => {
-  it("gateway - while NATS is disconnected a request is refused at once, its work never started", async () => {
+  it("gateway - while NATS stays disconnected a request is refused, its work never started", async () => {
     let started = false;
     await assert.rejects(
       whileNatsAvailable(down, async () => {
@@ -36,3 +39,41 @@ describe("gateway nats availability", () => {
     assert.equal(await whileNatsAvailable(up, async () => 42), 42);
   });
 });
+
+describe("gateway nats availability - a real connection", () => {
+  const nats = suiteNats();
+
+  it("gateway - a request that finds the connection lost waits for it to come back within the grace period, and runs", async () => {
+    const nc = await connect({ servers: nats.server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    try {
+      const availability = watchNatsAvailability(nc, 10_000);
+      const disconnected = firstDisconnect(nc);
+      await nats.server.kill();
+      await disconnected;
+      const request = whileNatsAvailable(availability, async () => "ran");
+      await nats.server.restart();
+      assert.equal(await request, "ran");
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it("gateway - past the grace period the request is refused", async () => {
+    const nc = await connect({ servers: nats.server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    try {
+      const availability = watchNatsAvailability(nc, 300);
+      const disconnected = firstDisconnect(nc);
+      await nats.server.kill();
+      await disconnected;
+      await assert.rejects(whileNatsAvailable(availability, async () => "ran"), isUnavailable);
+      await nats.server.restart();
+    } finally {
+      await nc.close();
+    }
+  });
+});
+
+/** Resolves once the client notices that its server is gone (listening from the call on). */
+async function firstDisconnect(nc: NatsConnection): Promise<void> {
+  for await (const event of nc.status()) if (event.type === "disconnect") return;
+}
