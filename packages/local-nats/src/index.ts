@@ -1,2 +1,2 @@
-export { natsServerAvailable, runningNatsPid, startLocalNats, startLocalNatsCluster } from "./local-nats.js";
+export { freePort, natsServerAvailable, runningNatsPid, startLocalNats, startLocalNatsCluster } from "./local-nats.js";
 export type { ClusterMembership, LocalNats, LocalNatsCluster, LocalNatsOptions } from "./local-nats.js";

@@ -197,8 +197,8 @@ export interface LocalNatsCluster {
   stop(): Promise<void>;
 }
 
-/** A free TCP port on loopback, for a route port that must stay the same across restarts. */
-async function freePort(): Promise<number> {
+/** A free TCP port on loopback (a cluster's route ports must stay the same across restarts). */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

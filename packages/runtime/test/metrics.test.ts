@@ -1,7 +1,5 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream } from "@nats-io/jetstream";
@@ -10,19 +8,11 @@ import { trace } from "@opentelemetry/api";
 import { doneSubject, publishPacket } from "@switchyard/bus";
 import { finish, newPacket, Packet_State, routingOf, SelectedToolSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, StageOutcome } from "@switchyard/packet";
-import { startLocalNats } from "@switchyard/local-nats";
+import { freePort, startLocalNats } from "@switchyard/local-nats";
 import type { LocalNats } from "@switchyard/local-nats";
 import { promSample } from "@switchyard/test-fixtures";
 import { runStage, startService } from "../src/index.js";
 import type { ServiceContext } from "../src/index.js";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The stage under test, by the packet's message: hand on, fail, or complete (after `gate` for "hold"). */
 function stageLogic(held: () => void, gate: Promise<void>) {
