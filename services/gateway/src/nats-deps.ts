@@ -70,7 +70,7 @@ export interface NatsDepsOptions {
   maxReinjections: number;
   /** How long one try to store and publish a packet waits for JetStream. */
   publishTimeoutMs: number;
-  /** Whether NATS is connected; while it is not, requests are answered 503 at once. */
+  /** Whether NATS is connected; a request that finds it lost waits a grace period for it, then is answered 503. */
   availability: NatsAvailability;
   /** Each tenant's packets in flight, for the concurrency limit. */
   live: LivePackets;
