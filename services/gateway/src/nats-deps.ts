@@ -121,7 +121,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
    * `GET /v1/packets/{id}` finds it while it is in flight. It returns only
    * once JetStream acknowledged the publish: an answer means the packet is kept.
    * While a server is lost and its streams elect new leaders, JetStream answers nobody
-   * for seconds: the store and publish are tried again until the wait budget is spent
+   * for seconds: the store, then the publish, are tried again until the wait budget is spent
    * (the message id makes a publish stored twice count once).
    * When the publish fails the stored packet goes back to `previous` (deleted
    * when there was none), best effort as NATS may be away, so that it does not
@@ -131,11 +131,12 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     const packetId = packet.header!.packetId;
     const done = wait ? nc.subscribe(doneSubject(packetId), { max: 1, timeout: options.waitTimeoutMs }) : undefined;
     recordHop(packet, SERVICE, clock);
+    const deadline = Date.now() + options.waitTimeoutMs;
     try {
-      await retryWhileTransient(async () => {
-        await packets.put(packetId, encodePacket(packet));
-        await publishPacket(js, tracer, stage, packet);
-      }, options.waitTimeoutMs);
+      // Stored once, then published: a publish retried after its ack was lost may already
+      // have been taken on (or finished) by the stages, and storing again would overwrite that.
+      await retryWhileTransient(() => packets.put(packetId, encodePacket(packet)), options.waitTimeoutMs);
+      await retryWhileTransient(() => publishPacket(js, tracer, stage, packet), Math.max(0, deadline - Date.now()));
     } catch (error) {
       done?.unsubscribe();
       (previous ? packets.put(packetId, previous) : packets.delete(packetId)).catch(() => undefined);
