@@ -70,15 +70,29 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     assert.match(packet.stateReason, /^no tool needed: small talk/);
   });
 
-  it("fleet - a paraphrase the tool-need gate turns down says so, with the numbers and what to change", async () => {
-    const { json: packet } = await t.post("/v1/packets", { message: "what's on my to-do list?" });
+  it("fleet - a question the tool-need gate turns down says so, with the numbers and what to change", async () => {
+    const { json: packet } = await t.post("/v1/packets", { message: "explain recursion like I'm five" });
     assert.equal(packet.state, "COMPLETED", reflections(packet));
     assert.equal(packet.toolRouting.executionStatus, "SKIPPED", reflections(packet));
+    assert.equal(packet.toolRouting.toolNeed.needed, false);
     assert.match(
       packet.stateReason,
-      /^no tool needed: tool-need probability \d\.\d\d < \d\.\d\d \(best match \S+ \d\.\d\d\); .*ROUTER_TOOL_NEED_THRESHOLD$/,
+      /^no tool needed: tool-need probability \d\.\d\d < 0\.15 \(best match \S+ \d\.\d\d\); .*set SELECTOR_MODEL to let a model decide, or lower ROUTER_TOOL_NEED_THRESHOLD$/,
       reflections(packet),
     );
+  });
+
+  it("fleet - a paraphrase with no rule's word is not turned away: \"what's on my to-do list?\" reaches a tool", async () => {
+    const { json: packet } = await t.post("/v1/packets", { message: "what's on my to-do list?" });
+    assert.equal(packet.toolRouting.toolNeed.needed, true, reflections(packet));
+    assert.ok(packet.toolRouting.selectedTool?.toolName.startsWith("filesystem."), reflections(packet));
+  });
+
+  it("fleet - a message in a language the offline router cannot read says so, never \"no tool\"", async () => {
+    const { status, json: packet } = await t.post("/v1/packets", { message: "lis los archivos en la carpeta notes" });
+    assert.equal(status, 200);
+    assert.equal(packet.toolRouting.toolNeed.unreadLanguage, "Spanish");
+    assert.match(packet.stateReason, /^cannot route a message in Spanish offline: .*configure an embeddings endpoint \(EMBEDDINGS_BASE_URL\)/);
   });
 
   it("fleet - a write is not executed and the reflection log says why", async () => {

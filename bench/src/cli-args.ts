@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_MIN_SCORE } from "@switchyard/retrieval";
 import { DEFAULT_LEARN_MAX, DEFAULT_SEED } from "./evaluate.js";
-import { DEFAULT_FOLDS } from "./tool-need-training.js";
+import type { ToolNeedSource } from "./no-tool.js";
 
 /** The datasets `pnpm eval` runs when none is named, those present in the bench folder. */
 export const DEFAULT_DATASETS = ["metatool", "bfcl", "apibank"] as const;
@@ -17,11 +17,15 @@ export interface EvalArgs {
   json: boolean;
   candidates: boolean;
   learnFraction: number;
+  /** Share of the learned cases taught to a wrong tool. */
+  labelNoise: number;
   learnMax: number;
   seed: number;
   minScore: number;
-  /** Folds of the no-tool answer's cross-validation; 0: the shipped model. */
-  folds: number;
+  /** The tool-need model that answers the no-tool decision: leave-one-catalog-out unless `--folds` says otherwise. */
+  toolNeed: ToolNeedSource;
+  /** Figures per tag as well. */
+  byTag: boolean;
   /** undefined: the default folder, bench/results. */
   out?: string;
   /** 0: not measured. */
@@ -38,11 +42,15 @@ export const USAGE = `Usage: pnpm eval [--dataset <name>]... | --tools <file> --
   --json                  print one JSON object per dataset on stdout
   --candidates            search each case within its own candidates where it has them (BFCL)
   --learn-fraction <f>    learn a seeded fraction f of the cases with an expected tool as examples; score the rest
+  --label-noise <f>       with --learn-fraction: teach a seeded fraction f of the learned cases to a wrong tool
   --learn-max <n>         learned examples kept per tool (default ${DEFAULT_LEARN_MAX}, the router's default)
   --seed <n>              seed of that split (default ${DEFAULT_SEED})
   --min-score <x>         the no-tool decision's minimum relevance (default ${DEFAULT_MIN_SCORE})
-  --folds <k>             no tool: score each case with a tool-need model trained on the other k-1 folds
-                          (default ${DEFAULT_FOLDS}); 0: the shipped model, which was trained on the shared splits
+  --by-tag                the no-tool figures and outcomes also per tag (a case's tags, category or kind)
+  --folds <k>             no tool: instead of the default leave-one-catalog-out model (never trained on the
+                          evaluated dataset), k-fold cross-validation within the catalog (it has seen the
+                          catalog's tools and other queries, so it flatters); 0: the shipped model, trained on
+                          every shared dataset
   --selection             measure the selector instead: tool top-1 and exact-argument accuracy on the cases
                           with expected arguments (bfcl, apibank); writes selection-<dataset>.json
                           (honours --dataset, --tools/--queries, --json, --min-score, --out)
@@ -62,10 +70,12 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
       json: { type: "boolean", default: false },
       candidates: { type: "boolean", default: false },
       "learn-fraction": { type: "string" },
+      "label-noise": { type: "string" },
       "learn-max": { type: "string" },
       seed: { type: "string" },
       "min-score": { type: "string" },
       folds: { type: "string" },
+      "by-tag": { type: "boolean", default: false },
       "latency-tools": { type: "string" },
       selection: { type: "boolean", default: false },
       out: { type: "string" },
@@ -78,10 +88,11 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
   const datasets = (values.dataset ?? []).flatMap((d) => d.split(",")).map((d) => d.trim()).filter((d) => d.length > 0);
   const learnFraction = number(values["learn-fraction"], "--learn-fraction", 0);
   if (!(learnFraction >= 0 && learnFraction < 1)) throw new Error(`--learn-fraction must be in [0, 1), got ${learnFraction}`);
+  const labelNoise = number(values["label-noise"], "--label-noise", 0);
+  if (!(labelNoise >= 0 && labelNoise <= 1)) throw new Error(`--label-noise must be in [0, 1], got ${labelNoise}`);
   const learnMax = number(values["learn-max"], "--learn-max", DEFAULT_LEARN_MAX);
   if (!Number.isInteger(learnMax) || learnMax < 0) throw new Error(`--learn-max must be a whole number, got ${learnMax}`);
-  const folds = number(values.folds, "--folds", DEFAULT_FOLDS);
-  if (!Number.isInteger(folds) || folds < 0 || folds === 1) throw new Error(`--folds must be 0 or a whole number of at least 2, got ${folds}`);
+  const toolNeed = toolNeedSource(values.folds);
   const latencyTools = number(values["latency-tools"], "--latency-tools", DEFAULT_LATENCY_TOOLS);
   if (!Number.isInteger(latencyTools) || latencyTools < 0) throw new Error(`--latency-tools must be a whole number, got ${latencyTools}`);
   return {
@@ -90,15 +101,24 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
     json: values.json,
     candidates: values.candidates,
     learnFraction,
+    labelNoise,
     learnMax,
     seed: number(values.seed, "--seed", DEFAULT_SEED),
     minScore: number(values["min-score"], "--min-score", DEFAULT_MIN_SCORE),
-    folds,
+    toolNeed,
+    byTag: values["by-tag"],
     out: values.out,
     latencyTools,
     selection: values.selection,
     help: values.help,
   };
+}
+
+function toolNeedSource(folds: string | undefined): ToolNeedSource {
+  if (folds === undefined) return { kind: "loco" };
+  const k = number(folds, "--folds", 0);
+  if (!Number.isInteger(k) || k < 0 || k === 1) throw new Error(`--folds must be 0 or a whole number of at least 2, got ${k}`);
+  return k === 0 ? { kind: "shipped" } : { kind: "folds", folds: k };
 }
 
 function number(value: string | undefined, option: string, fallback: number): number {

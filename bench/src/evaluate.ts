@@ -5,9 +5,14 @@ import type { ToolDefinition } from "@switchyard/packet";
 import { defaultConfig as routerDefaults } from "@switchyard/embedding-router";
 import { DEFAULT_MIN_SCORE, EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 import type { EmbeddedIndexOptions, Embedder, NoToolSettings, ToolFilter } from "@switchyard/retrieval";
-import { learnSplit } from "./learn-split.js";
+import { learnSplit, withLabelNoise } from "./learn-split.js";
 import { mean, ndcgAt, NoToolTally, percentile, reciprocalRank, recallAt, round, roundOrNull } from "./metrics.js";
-import { noToolAnswers } from "./no-tool.js";
+import { defaultConfig as reviewerDefaults } from "@switchyard/reviewer";
+import { calibrationOf } from "./calibration.js";
+import type { CalibrationResult, CalibrationSample } from "./calibration.js";
+import { pipelineOutcomes } from "./no-tool.js";
+import type { ToolNeedSource } from "./no-tool.js";
+import type { PipelineEnd, PipelineOutcome } from "./pipeline.js";
 
 /** The cut-offs of recall@k; the search asks for the largest. */
 export const RECALL_KS = [1, 3, 5, 10] as const;
@@ -30,8 +35,32 @@ export interface EvalResult {
   ndcg10: number;
   /** The "no tool" answer against `expected: []`, over all scored cases; null where the ratio has no cases. */
   noTool: { precision: number | null; recall: number | null };
+  /**
+   * Share of the scored cases that need a tool which the pipeline answered "no tool" at
+   * intent or route (outcomes.noToolIntent + noToolRoute over their number); null without such cases.
+   */
+  falseNoTool: number | null;
+  /** How the pipeline ended the scored cases that need a tool (pipeline.ts, PipelineEnd). */
+  outcomes: Outcomes;
+  /** Which tool-need model answered: "leave-one-catalog-out", "within-catalog 5-fold", "shipped". */
+  toolNeedModel: string;
+  /** The review's confidence against the right tool, over the scored calls of cases with known answers (calibration.ts). */
+  calibration: CalibrationResult;
+  /** With `byTag`: the same per tag (a case's `tags`, else its `category` or `kind`). */
+  byTag?: Record<string, TagResult>;
   /** Wall time of the router's search per scored case. */
   latencyMs: { p50: number; p99: number };
+}
+
+/** Counts of each way a case that needs a tool ended. */
+export type Outcomes = Record<PipelineEnd, number>;
+
+/** One tag's figures: its cases, and of those needing a tool how they ended. */
+export interface TagResult {
+  n: number;
+  falseNoTool: number | null;
+  outcomes: Outcomes;
+  noTool: { precision: number | null; recall: number | null };
 }
 
 export interface EvalOptions {
@@ -45,12 +74,16 @@ export interface EvalOptions {
   learnFraction?: number;
   /** @default DEFAULT_SEED */
   seed?: number;
+  /** Share of the learned cases taught to a wrong tool (learn-split.ts, withLabelNoise). @default 0 */
+  labelNoise?: number;
   /** Learned examples kept per tool. @default DEFAULT_LEARN_MAX */
   learnMax?: number;
   /** @default { minScore: DEFAULT_MIN_SCORE } */
   noTool?: NoToolSettings;
-  /** Folds of the no-tool answer's cross-validation (no-tool.ts); 0: the shipped model. @default DEFAULT_FOLDS */
-  folds?: number;
+  /** The tool-need model that answers (no-tool.ts). @default { kind: "loco" } */
+  toolNeed?: ToolNeedSource;
+  /** Also report the figures per tag. @default false */
+  byTag?: boolean;
   /** Called after each scored case. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -71,16 +104,20 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
       ? learnSplit(dataset.cases, options.learnFraction!, options.seed ?? DEFAULT_SEED)
       : { learned: [], scored: dataset.cases };
   const index = new EmbeddedIndex(options.embedder ?? new LocalEmbedder(), options.index);
-  await index.upsert(withLearnedExamples(dataset.tools, learned, options.learnMax));
+  const taught = withLabelNoise(learned, dataset.tools.map((t) => t.name), options.labelNoise ?? 0, options.seed ?? DEFAULT_SEED);
+  await index.upsert(withLearnedExamples(dataset.tools, taught, options.learnMax));
   const noToolSettings = options.noTool ?? { minScore: DEFAULT_MIN_SCORE };
 
   const recall = new Map<number, number[]>(RECALL_KS.map((k) => [k, []]));
   const rr: number[] = [];
   const ndcg: number[] = [];
   const latencies: number[] = [];
-  const noTool = new NoToolTally();
   const router = { ...routerDefaults(), ROUTER_MIN_SCORE: noToolSettings.minScore };
-  const answers = await noToolAnswers(dataset, scored, index, { folds: options.folds, seed: options.seed ?? DEFAULT_SEED, router });
+  const source = options.toolNeed ?? { kind: "loco" };
+  const ends = await pipelineOutcomes(dataset, scored, index, { source, seed: options.seed ?? DEFAULT_SEED, router });
+  const all = new OutcomeTally();
+  const reviewed: CalibrationSample[] = [];
+  const tags = new Map<string, OutcomeTally>();
   for (const [i, c] of scored.entries()) {
     const own: ToolFilter | undefined = c.candidates ? { names: c.candidates } : undefined;
     const filter = options.candidates ? own : undefined;
@@ -94,7 +131,12 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
       rr.push(reciprocalRank(c.expected, ranked));
       ndcg.push(ndcgAt(c.expected, ranked, DEPTH));
     }
-    noTool.add(answers[i]!, c.expected.length === 0);
+    const outcome = ends[i]!;
+    all.add(outcome, c);
+    if ((outcome.end === "call" || outcome.end === "skipped") && c.expected.length > 0 && outcome.tool) {
+      reviewed.push({ confidence: outcome.packet.toolRouting?.reviewConfidence ?? 0, correct: c.expected.includes(outcome.tool) });
+    }
+    if (options.byTag) for (const tag of tagsOf(c)) tags.set(tag, tags.get(tag) ?? new OutcomeTally()).get(tag)!.add(outcome, c);
     options.onProgress?.(i + 1, scored.length);
   }
 
@@ -104,9 +146,53 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
     recall: Object.fromEntries(RECALL_KS.map((k) => [String(k), round(mean(recall.get(k)!))])),
     mrr: round(mean(rr)),
     ndcg10: round(mean(ndcg)),
-    noTool: { precision: roundOrNull(noTool.precision), recall: roundOrNull(noTool.recall) },
+    ...all.result(),
+    toolNeedModel: sourceLabel(source),
+    calibration: calibrationOf(reviewed, reviewerDefaults.REVIEW_CONFIDENCE_THRESHOLD),
     latencyMs: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) },
+    ...(options.byTag ? { byTag: Object.fromEntries([...tags].sort(([a], [b]) => (a < b ? -1 : 1)).map(([tag, t]) => [tag, { n: t.n, ...t.result() }])) } : {}),
   };
+}
+
+/** What the report calls the tool-need model of `source`. */
+export function sourceLabel(source: ToolNeedSource): string {
+  if (source.kind === "folds") return `within-catalog ${source.folds}-fold (has seen the catalog)`;
+  return source.kind === "shipped" ? "shipped (trained on every shared dataset)" : "leave-one-catalog-out";
+}
+
+/** A case's tags: its own `tags`, else its `category` (BFCL) or `kind` (MetaTool). */
+function tagsOf(c: BenchCase): string[] {
+  if (c.tags && c.tags.length > 0) return c.tags;
+  const one = c.category ?? c.kind;
+  return one ? [one] : [];
+}
+
+const ENDS: readonly PipelineEnd[] = ["call", "skipped", "refused", "noToolIntent", "noToolRoute", "noToolSelect", "language"];
+
+/** The no-tool answer's precision and recall, and how the cases that need a tool ended. */
+class OutcomeTally {
+  n = 0;
+  private readonly noTool = new NoToolTally();
+  private readonly outcomes = Object.fromEntries(ENDS.map((e) => [e, 0])) as Outcomes;
+  private needTool = 0;
+
+  add(outcome: PipelineOutcome, c: BenchCase): void {
+    this.n++;
+    const expectsNone = c.expected.length === 0;
+    this.noTool.add(outcome.noTool, expectsNone);
+    if (expectsNone) return;
+    this.needTool++;
+    this.outcomes[outcome.end]++;
+  }
+
+  result(): Pick<TagResult, "falseNoTool" | "outcomes" | "noTool"> {
+    const dropped = this.outcomes.noToolIntent + this.outcomes.noToolRoute;
+    return {
+      noTool: { precision: roundOrNull(this.noTool.precision), recall: roundOrNull(this.noTool.recall) },
+      falseNoTool: this.needTool > 0 ? round(dropped / this.needTool) : null,
+      outcomes: { ...this.outcomes },
+    };
+  }
 }
 
 /**

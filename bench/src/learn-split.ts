@@ -30,3 +30,19 @@ export function learnSplit(cases: readonly BenchCase[], fraction: number, seed: 
   const scored = cases.filter((c) => !learnedSet.has(c) && !texts.has(exampleKey(c.query)));
   return { learned, scored };
 }
+
+/**
+ * The learned cases with a seeded share `noise` of them taught to a wrong tool instead: each
+ * such case's expected tools replaced by one tool of `toolNames` it does not expect, as a
+ * user who accepted a wrong call would teach it. The same seed gives the same mistakes.
+ */
+export function withLabelNoise(learned: readonly BenchCase[], toolNames: readonly string[], noise: number, seed: number): BenchCase[] {
+  if (!(noise >= 0 && noise <= 1)) throw new RangeError(`the label noise must be in [0, 1], got ${noise}`);
+  const random = mulberry32(seed ^ 0x5eed);
+  const wrong = new Set(shuffleInPlace(learned.map((_, i) => i), random).slice(0, Math.round(noise * learned.length)));
+  return learned.map((c, i) => {
+    if (!wrong.has(i)) return c;
+    const others = toolNames.filter((name) => !c.expected.includes(name));
+    return others.length === 0 ? c : { ...c, expected: [others[Math.floor(random() * others.length)]!] };
+  });
+}

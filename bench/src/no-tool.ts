@@ -1,66 +1,85 @@
 import type { BenchCase, BenchDataset } from "@switchyard/bench-data";
 import type { Config as RouterConfig } from "@switchyard/embedding-router";
-import type { ToolIndex } from "@switchyard/retrieval";
+import type { ToolIndex, ToolNeedScorer } from "@switchyard/retrieval";
+import { ToolNeedModel } from "@switchyard/retrieval";
 import { runPipeline } from "./pipeline.js";
 import type { PipelineOutcome } from "./pipeline.js";
-import { collectExamples, crossValidatedModels, DEFAULT_FOLDS, sharedTrainingCorpora } from "./tool-need-training.js";
+import { collectExamples, crossValidatedModels, sharedTrainingCorpora, trainOn, TRAINING_DATASETS } from "./tool-need-training.js";
+
+/**
+ * Which tool-need model answers a dataset's cases:
+ * - `loco` (the measurement): leave one catalog out, a model trained on the other shared
+ *   datasets only, never on this dataset's tools or queries; for a dataset that is not one of
+ *   the shared ones, that is the shipped model, trained on all of them;
+ * - `folds`: within-catalog k-fold cross-validation, each case answered by a model trained on
+ *   the other folds and the other datasets; it has seen the catalog, so it flatters;
+ * - `shipped`: the shipped model, trained on every shared dataset: on a shared one it measures
+ *   how well the model fits its own training data.
+ */
+export type ToolNeedSource = { kind: "loco" } | { kind: "folds"; folds: number } | { kind: "shipped" };
 
 export interface NoToolOptions {
-  /**
-   * Folds of the cross-validation: each case is answered by a tool-need model
-   * trained on the other folds (and on the other shared benchmarks), never by
-   * one that saw it. 0: the shipped model, which was trained on the shared
-   * splits and so has seen their cases. @default DEFAULT_FOLDS
-   */
-  folds?: number;
+  /** @default { kind: "loco" } */
+  source?: ToolNeedSource;
   /** Seed of the fold split. */
   seed: number;
-  /**
-   * Count every packet that ends without a tool call approved to run as "no tool", the
-   * reviewer's low-confidence skips included (PipelineOutcome.toolCall). @default false
-   */
-  strict?: boolean;
   /** The router's settings; absent: its defaults. */
   router?: RouterConfig;
   onProgress?: (done: number, total: number) => void;
 }
 
 /**
- * The product's "no tool" answer for each case (pipeline.ts, PipelineOutcome.noTool,
- * or with `strict` any packet without an approved call). `index` holds the
- * dataset's catalog as the evaluation indexed it.
+ * How the product's pipeline ends each case (pipeline.ts, PipelineOutcome), with the
+ * tool-need model `options.source` names. `index` holds the dataset's catalog as the
+ * evaluation indexed it.
  */
-export async function noToolAnswers(
+export async function pipelineOutcomes(
   dataset: BenchDataset,
   cases: readonly BenchCase[],
   index: ToolIndex,
   options: NoToolOptions,
-): Promise<boolean[]> {
+): Promise<PipelineOutcome[]> {
   const deps = { index, tools: dataset.tools, ...(options.router ? { router: options.router } : {}) };
-  const folds = options.folds ?? DEFAULT_FOLDS;
-  const total = folds > 0 ? 2 * cases.length : cases.length;
+  const source = options.source ?? { kind: "loco" };
+  const folds = source.kind === "folds";
+  const total = folds ? 2 * cases.length : cases.length;
   const progress = (done: number) => options.onProgress?.(done, total);
 
-  if (folds === 0) {
-    const answers: boolean[] = [];
-    for (const c of cases) {
-      answers.push(answerOf(await runPipeline(c, deps), options.strict));
-      progress(answers.length);
-    }
-    return answers;
+  let modelOf: (i: number) => ToolNeedScorer;
+  if (source.kind === "folds") {
+    const examples = await collectExamples(cases, deps, (done) => progress(done));
+    const others = (await sharedTrainingCorpora()).filter((corpus) => corpus.name !== dataset.name);
+    const { models, foldOf } = crossValidatedModels({ name: dataset.name, tools: dataset.tools, examples }, others, source.folds, options.seed);
+    modelOf = (i) => models[foldOf[i]!]!;
+  } else {
+    const model = source.kind === "shipped" ? ToolNeedModel.builtIn() : await leaveOneCatalogOut(dataset.name);
+    modelOf = () => model;
   }
-
-  const examples = await collectExamples(cases, deps, (done) => progress(done));
-  const others = (await sharedTrainingCorpora()).filter((corpus) => corpus.name !== dataset.name);
-  const { models, foldOf } = crossValidatedModels({ name: dataset.name, tools: dataset.tools, examples }, others, folds, options.seed);
-  const answers: boolean[] = [];
+  const outcomes: PipelineOutcome[] = [];
   for (const [i, c] of cases.entries()) {
-    answers.push(answerOf(await runPipeline(c, { ...deps, toolNeed: models[foldOf[i]!]! }), options.strict));
-    progress(cases.length + answers.length);
+    outcomes.push(await runPipeline(c, { ...deps, toolNeed: modelOf(i) }));
+    progress((folds ? cases.length : 0) + outcomes.length);
   }
-  return answers;
+  return outcomes;
 }
 
-function answerOf(outcome: PipelineOutcome, strict = false): boolean {
-  return strict ? !outcome.toolCall : outcome.noTool;
+const locoModels = new Map<string, Promise<ToolNeedModel>>();
+
+/**
+ * A model trained on the shared datasets other than `name`, once per process. For a dataset
+ * of one's own that is every shared dataset: the shipped model (`pnpm train`; a test checks
+ * that it is what training on them gives).
+ */
+export function leaveOneCatalogOut(name: string): Promise<ToolNeedModel> {
+  if (!(TRAINING_DATASETS as readonly string[]).includes(name)) return Promise.resolve(ToolNeedModel.builtIn());
+  let model = locoModels.get(name);
+  if (!model) {
+    model = sharedTrainingCorpora().then((corpora) => {
+      const others = corpora.filter((c) => c.name !== name);
+      if (others.length === 0) throw new Error(`no shared dataset other than ${name} to train a tool-need model on`);
+      return trainOn(others);
+    });
+    locoModels.set(name, model);
+  }
+  return model;
 }

@@ -9,8 +9,10 @@ import { defaultConfig as routerDefaults, routeStage, routeWithFallback } from "
 import type { Config as RouterConfig, RouterCatalog } from "@switchyard/embedding-router";
 import { defaultConfig as intentDefaults, intentStage } from "@switchyard/intent";
 import type { Config as IntentConfig } from "@switchyard/intent";
-import { newPacket, Packet_State, routingOf } from "@switchyard/packet";
-import type { Packet, StageOutcome, ToolDefinition } from "@switchyard/packet";
+import { create } from "@bufbuild/protobuf";
+import { newPacket, Packet_State, routingOf, Turn_Role, TurnSchema } from "@switchyard/packet";
+import type { Packet, StageOutcome, ToolDefinition, Turn } from "@switchyard/packet";
+import { catalogStats } from "@switchyard/retrieval";
 import type { ToolIndex, ToolNeedInput, ToolNeedScorer } from "@switchyard/retrieval";
 import { defaultConfig as reviewerDefaults, prepareReview, reviewStage } from "@switchyard/reviewer";
 import type { Config as ReviewerConfig } from "@switchyard/reviewer";
@@ -22,6 +24,8 @@ export interface PipelineDeps {
   index: ToolIndex;
   /** The catalog. */
   tools: readonly ToolDefinition[];
+  /** The index's embedder reads English only (the offline LocalEmbedder, the evaluation's). @default true */
+  englishOnly?: boolean;
   /** The route stage's tool-need model; absent: the built-in one. */
   toolNeed?: ToolNeedScorer;
   /** Settings of each stage; absent: the service's defaults. */
@@ -32,6 +36,16 @@ export interface PipelineDeps {
 }
 
 export type PipelineStage = "intent" | "route" | "select" | "review";
+
+/**
+ * How a case ended, for the outcome table: `call` (a call approved to run, dry-run or waiting
+ * for approval), `skipped` (the reviewer's confidence was below its threshold), `refused` (the
+ * reviewer's code checks refused the call), `noToolIntent` (intent's rules settled the turn as
+ * chat), `noToolRoute` (the router: nothing above its floor, or its tool-need gate said no),
+ * `noToolSelect` (the selector chose none of the candidates), `language` (written in a language the
+ * offline router cannot read: not a "no tool" answer, a request the offline pipeline could not route).
+ */
+export type PipelineEnd = "call" | "skipped" | "refused" | "noToolIntent" | "noToolRoute" | "noToolSelect" | "language";
 
 export interface PipelineOutcome {
   /**
@@ -47,6 +61,8 @@ export interface PipelineOutcome {
   toolCall: boolean;
   /** The stage that ended the packet (review when a call was approved). */
   endedAt: PipelineStage;
+  /** How it ended. */
+  end: PipelineEnd;
   /** The selected tool, when one was. */
   tool?: string;
   packet: Packet;
@@ -56,21 +72,24 @@ export interface PipelineOutcome {
  * Runs one case through the pipeline. Its `candidates`, where it has them
  * (BFCL), are the request's allow-list: BFCL's labels hold within them.
  */
-export async function runPipeline(c: Pick<BenchCase, "query" | "candidates">, deps: PipelineDeps): Promise<PipelineOutcome> {
-  const { packet, endedAt } = await runToSelection(c, deps);
-  if (endedAt) return { noTool: true, toolCall: false, endedAt, tool: routingOf(packet).selectedTool?.toolName, packet };
+export async function runPipeline(c: Pick<BenchCase, "query" | "candidates" | "history">, deps: PipelineDeps): Promise<PipelineOutcome> {
+  const { packet, endedAt, end: early } = await runToSelection(c, deps);
+  if (endedAt) return { noTool: early !== "language", toolCall: false, endedAt, end: early!, tool: routingOf(packet).selectedTool?.toolName, packet };
 
   const checked = prepareReview(packet);
   const refused = "rejected" in checked || checked.findings.length > 0;
   const reviewed = reviewStage(packet, deps.reviewer ?? reviewerDefaults);
   const toolCall = !isDone(reviewed) || packet.state === Packet_State.AWAITING_APPROVAL;
-  return { noTool: !toolCall && refused, toolCall, endedAt: "review", tool: routingOf(packet).selectedTool?.toolName, packet };
+  const end = toolCall ? "call" : refused ? "refused" : "skipped";
+  return { noTool: !toolCall && refused, toolCall, endedAt: "review", end, tool: routingOf(packet).selectedTool?.toolName, packet };
 }
 
 /** Where `runToSelection` left the packet: `endedAt` names the stage that ended it; absent, a tool was selected. */
 export interface SelectionRun {
   packet: Packet;
   endedAt?: Exclude<PipelineStage, "review">;
+  /** How it ended, when it did. */
+  end?: Exclude<PipelineEnd, "call" | "skipped" | "refused">;
 }
 
 /**
@@ -78,20 +97,27 @@ export interface SelectionRun {
  * `selector` (default: the built-in heuristic with `deps.selector`'s settings).
  * The case's `candidates` are the allow-list, as in `runPipeline`.
  */
-export async function runToSelection(c: Pick<BenchCase, "query" | "candidates">, deps: PipelineDeps, selector?: Selector): Promise<SelectionRun> {
-  const packet = newPacket({ message: c.query, allowedTools: c.candidates ?? [] });
+export async function runToSelection(c: Pick<BenchCase, "query" | "candidates" | "history">, deps: PipelineDeps, selector?: Selector): Promise<SelectionRun> {
+  const packet = newPacket({ message: c.query, allowedTools: c.candidates ?? [], history: (c.history ?? []).map(turnOf) });
 
   const names = deps.tools.map((t) => t.name);
-  if (isDone(intentStage(packet, deps.intent ?? intentDefaults, { toolNames: () => names }))) return { packet, endedAt: "intent" };
+  if (isDone(intentStage(packet, deps.intent ?? intentDefaults, { toolNames: () => names }))) return { packet, endedAt: "intent", end: "noToolIntent" };
 
   const routerConfig = deps.router ?? routerDefaults();
   const catalog: RouterCatalog = { core: () => deps.tools.filter((t) => t.core), all: () => [...deps.tools] };
   const route = (req: Parameters<typeof routeWithFallback>[2]) => routeWithFallback(deps.index, catalog, req, routerConfig);
   const toolNeed = { threshold: routerConfig.ROUTER_TOOL_NEED_THRESHOLD, ...(deps.toolNeed ? { model: deps.toolNeed } : {}) };
-  if (isDone(await routeStage(packet, { route, toolNeed }))) return { packet, endedAt: "route" };
+  if (isDone(await routeStage(packet, { route, catalogStats: () => catalogStats(deps.tools), englishOnly: deps.englishOnly ?? true, toolNeed }))) {
+    return { packet, endedAt: "route", end: routingOf(packet).toolNeed?.unreadLanguage ? "language" : "noToolRoute" };
+  }
 
   const selectorConfig = deps.selector ?? selectorDefaults;
-  if (isDone(await selectStageWith(packet, selectorConfig, selector ?? heuristicSelector(selectorConfig)))) return { packet, endedAt: "select" };
+  if (isDone(await selectStageWith(packet, selectorConfig, selector ?? heuristicSelector(selectorConfig)))) {
+    // the heuristic selector ends a packet the router's gate found no need for: that "no tool" is the route stage's
+    const verdict = routingOf(packet).toolNeed;
+    const end = verdict?.needed !== false ? "noToolSelect" : verdict.unreadLanguage ? "language" : "noToolRoute";
+    return { packet, endedAt: "select", end };
+  }
   return { packet };
 }
 
@@ -103,8 +129,14 @@ export async function runToSelection(c: Pick<BenchCase, "query" | "candidates">,
 export function passEveryMessage(onInput?: (input: ToolNeedInput) => void): ToolNeedScorer {
   return {
     probability: (input) => (onInput?.(input), 1),
-    relevance: () => ({ top: 0, coverage: 0, bestCoverage: 0, name: 0, unexplained: 0, words: 0 }),
+    relevance: () => ({ top: 0, coverage: 0, bestCoverage: 0, name: 0, unexplained: 0, words: 0, gap: 0 }),
   };
+}
+
+/** A case's `{role, content}` as the packet's Turn; a role other than user, assistant or system counts as the user's. */
+function turnOf(turn: { role: string; content: string }): Turn {
+  const role = Turn_Role[turn.role.toUpperCase() as keyof typeof Turn_Role];
+  return create(TurnSchema, { role: typeof role === "number" ? role : Turn_Role.USER, content: turn.content });
 }
 
 function isDone(outcome: StageOutcome): boolean {

@@ -12,6 +12,8 @@ export interface ReportContext {
   scale?: { dataset: string; tools: number; p50: number; p99: number };
   /** The chart's file name, beside the report. */
   chart: string;
+  /** The reliability diagram's file name, beside the report. */
+  reliability: string;
 }
 
 const fmt = (x: number | null, digits = 3): string => (x === null ? "n/a" : x.toFixed(digits));
@@ -30,6 +32,48 @@ export function resultsTable(results: readonly EvalResult[]): string {
     fmt(r.latencyMs.p50, 2),
     fmt(r.latencyMs.p99, 2),
   ]);
+  return markdownTable(head, rows, 1);
+}
+
+const ENDS = [
+  ["call", "a call made"],
+  ["skipped", "skipped: confidence"],
+  ["refused", "refused: arguments"],
+  ["noToolIntent", "no tool: intent"],
+  ["noToolRoute", "no tool: route"],
+  ["noToolSelect", "no tool: select"],
+  ["language", "language not read offline"],
+] as const;
+
+/**
+ * Where the cases that need a tool ended, one row per dataset (and per tag where the run
+ * has them), with the false "no tool" rate (ended at intent or route) and the no-tool answer's
+ * precision and recall.
+ */
+export function outcomeTable(results: readonly EvalResult[]): string {
+  const head = ["dataset", "tool-need model", "falseNoTool", "no-tool P", "no-tool R", ...ENDS.map(([, label]) => label)];
+  const row = (name: string, model: string, r: Pick<EvalResult, "falseNoTool" | "outcomes" | "noTool">) => [
+    name,
+    model,
+    fmt(r.falseNoTool),
+    fmt(r.noTool.precision),
+    fmt(r.noTool.recall),
+    ...ENDS.map(([key]) => String(r.outcomes[key])),
+  ];
+  const rows = results.flatMap((r) => [
+    row(r.dataset, r.toolNeedModel, r),
+    ...Object.entries(r.byTag ?? {}).map(([tag, t]) => row(`${r.dataset} · ${tag}`, "", t)),
+  ]);
+  return markdownTable(head, rows, 2);
+}
+
+/** The review's calibration per dataset: ECE, the calls at or above the threshold and the share right, the skipped ones. */
+export function calibrationTable(results: readonly EvalResult[]): string {
+  const head = ["dataset", "calls scored", "ECE", "calls ≥ threshold", "right among them", "skipped", "right among the skipped"];
+  const rows = results.map((r) => {
+    const c = r.calibration;
+    return [r.dataset, String(c.n), fmt(c.ece), String(c.atThreshold.n), fmt(c.atThreshold.right), String(c.skipped.n), String(c.skipped.right)];
+  });
   return markdownTable(head, rows, 1);
 }
 
@@ -62,6 +106,16 @@ ${resultsTable(results)}
 ${scale}
 ![recall@k per dataset](${ctx.chart})
 
+## Where the requests that need a tool ended
+
+${outcomeTable(results)}
+
+## The review's confidence: does 0.7 mean 70 % right?
+
+${calibrationTable(results)}
+
+![reliability diagram](${ctx.reliability})
+
 ## Metrics
 
 - **R@k** (recall@k): over the cases with a non-empty \`expected\`, the mean of |expected ∩ top-k| / |expected|.
@@ -70,6 +124,14 @@ ${scale}
 - **no-tool P / R**: over all scored cases, precision and recall of the product's "no tool" answer
   (bench/src/evaluate.ts says how it is taken) against \`expected: []\`. Where a case lists \`candidates\`
   (BFCL), the answer is taken within them, where the labels hold. n/a: no case answered or expected "no tool".
+- **falseNoTool**: of the cases that need a tool, the share the pipeline answered "no tool" at intent
+  or route. The outcome columns count those cases by how they ended (bench/README.md).
+- **tool-need model**: which model answered the no-tool decision; leave-one-catalog-out (the default)
+  was never trained on the evaluated dataset.
+- **calibration**: over the calls the review scored (approved, or skipped for confidence) in cases that
+  expect a tool: ECE is the expected calibration error over ten bins of confidence (calls in the bin
+  over all calls × |share right − mean confidence|); a call is right when its tool is one the case expects.
+  Leave one catalog out, the confidence map was fitted on the other datasets.
 - **p50 / p99 ms**: wall time of the router's search per case, in process, embedding of the query included.
 - **n**: scored cases; with \`--learn-fraction\` the learned ones are left out.
 `;

@@ -12,7 +12,8 @@ import { evaluate } from "./evaluate.js";
 import type { EvalResult } from "./evaluate.js";
 import { Progress } from "./progress.js";
 import type { ProgressStream } from "./progress.js";
-import { markdownReport, recallChart, resultsTable, selectionTable } from "./report.js";
+import { reliabilityChart } from "./calibration.js";
+import { calibrationTable, markdownReport, outcomeTable, recallChart, resultsTable, selectionTable } from "./report.js";
 import { scaleLatency } from "./scale-latency.js";
 import type { ScaleLatency } from "./scale-latency.js";
 import { casesWithArgs, evaluateSelection, selectorsForEval } from "./selection.js";
@@ -26,6 +27,7 @@ export interface EvalIo {
 /** bench/results beside this package's dist/ (or src/ under tsx). */
 const DEFAULT_OUT = fileURLToPath(new URL("../results/", import.meta.url));
 const CHART = "recall-at-k.svg";
+const RELIABILITY = "reliability.svg";
 
 /** The whole `pnpm eval` run; returns the exit code (2 for a bad command line, 1 for a failed run). */
 export async function runEval(argv: readonly string[], io: EvalIo): Promise<number> {
@@ -59,10 +61,12 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
       embedder,
       candidates: args.candidates,
       learnFraction: args.learnFraction,
+      labelNoise: args.labelNoise,
       learnMax: args.learnMax,
       seed: args.seed,
       noTool: { minScore: args.minScore },
-      folds: args.folds,
+      toolNeed: args.toolNeed,
+      byTag: args.byTag,
       onProgress: (done, total) => progress.update(done, total),
     });
     progress.done(`${result.n} cases, recall@5 ${result.recall["5"]!.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
@@ -81,8 +85,9 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
   for (const r of results) writeFileSync(join(out, `${r.dataset}.json`), `${JSON.stringify(r, null, 2)}\n`);
   const command = ["pnpm eval", ...argv].join(" ");
   writeFileSync(join(out, CHART), recallChart(results));
-  writeFileSync(join(out, "report.md"), markdownReport(results, { command, embedder: embedder.id, scale, chart: CHART }));
-  if (!args.json) io.stdout.write(`${resultsTable(results)}\n`);
+  writeFileSync(join(out, RELIABILITY), reliabilityChart(results));
+  writeFileSync(join(out, "report.md"), markdownReport(results, { command, embedder: embedder.id, scale, chart: CHART, reliability: RELIABILITY }));
+  if (!args.json) io.stdout.write(`${resultsTable(results)}\n\n${outcomeTable(results)}\n\n${calibrationTable(results)}\n`);
   io.stderr.write(`report: ${join(out, "report.md")}\n`);
   return 0;
 }

@@ -23,9 +23,6 @@ import type { PipelineDeps } from "./pipeline.js";
 /** The benchmarks the shipped model learns from (those found in the bench folder). */
 export const TRAINING_DATASETS = ["metatool", "bfcl", "apibank"] as const;
 
-/** Folds of the no-tool cross-validation unless told otherwise. */
-export const DEFAULT_FOLDS = 5;
-
 /**
  * How the model is trained, here and in `pnpm train`: 40 passes at 0.1 with
  * light L2, classes weighted equally (so 0.5 is the even-odds threshold).
@@ -43,7 +40,7 @@ export const TRAINING_OPTIONS: ToolNeedTrainOptions = {
   minWeight: 0.02,
 };
 
-/** Labelled gate inputs of one dataset, and its catalog (for the model's idf table). */
+/** Labelled gate inputs of one dataset, and its catalog. */
 export interface TrainingCorpus {
   name: string;
   tools: readonly ToolDefinition[];
@@ -101,8 +98,7 @@ export async function sharedTrainingCorpora(dir = benchDir()): Promise<TrainingC
 /** Trains on every example of the corpora. */
 export function trainOn(corpora: readonly TrainingCorpus[], options: ToolNeedTrainOptions = TRAINING_OPTIONS): ToolNeedModel {
   const examples = corpora.flatMap((c) => c.examples.filter((e): e is ToolNeedExample => e !== undefined));
-  const tools = corpora.flatMap((c) => c.tools);
-  return trainToolNeedModel(examples, tools, { ...options, trainedOn: corpora.map((c) => c.name).join(", ") });
+  return trainToolNeedModel(examples, { ...options, trainedOn: corpora.map((c) => c.name).join(", ") });
 }
 
 /** Fold of each of n cases: a seeded shuffle dealt round-robin, so folds differ in size by at most one. */
@@ -129,7 +125,7 @@ export function crossValidatedModels(
   const foldOf = foldsOf(corpus.examples.length, folds, seed);
   const fromOthers = others.flatMap((c) => c.examples.filter((e): e is ToolNeedExample => e !== undefined));
   const own = corpus.examples.flatMap((e, i) => (e ? [{ example: e, fold: foldOf[i]! }] : []));
-  const set = new ToolNeedTrainingSet([...fromOthers, ...own.map((o) => o.example)], [...others.flatMap((c) => c.tools), ...corpus.tools]);
+  const set = new ToolNeedTrainingSet([...fromOthers, ...own.map((o) => o.example)]);
   const trainedOn = [...others.map((c) => c.name), corpus.name].join(", ");
   const models = Array.from({ length: folds }, (_, k) =>
     set.train({ ...options, trainedOn: `${trainedOn} without fold ${k + 1} of ${folds} of ${corpus.name}` }, (i) => i < fromOthers.length || own[i - fromOthers.length]!.fold !== k),

@@ -22,6 +22,6 @@ const text = `${JSON.stringify(json)}\n`;
 writeFileSync(out, text);
 const examples = corpora.map((c) => `${c.name} ${c.examples.filter((e) => e !== undefined).length}`).join(", ");
 process.stderr.write(
-  `tool-need model: ${Object.keys(json.weights).length} weights, ${Object.keys(json.idf).length} idf entries, ` +
+  `tool-need model: ${Object.keys(json.weights).length} weights, ` +
     `${(text.length / 1024).toFixed(0)} KiB, trained on ${examples} examples in ${((performance.now() - started) / 1000).toFixed(1)} s → ${out}\n`,
 );

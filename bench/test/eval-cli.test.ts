@@ -27,7 +27,7 @@ describe("eval-cli", () => {
 
   it("eval-cli - a run on a tools and a queries file prints JSON and writes the results and the report", () => {
     const out = join(dir, "results");
-    const r = runCli(["--tools", tools, "--queries", queries, "--json", "--out", out, "--latency-tools", "40"]);
+    const r = runCli(["--tools", tools, "--queries", queries, "--json", "--by-tag", "--out", out, "--latency-tools", "40"]);
     assert.equal(r.status, 0, r.stderr);
     const lines = r.stdout.trim().split("\n");
     assert.equal(lines.length, 1);
@@ -35,6 +35,9 @@ describe("eval-cli", () => {
     assert.equal(result.dataset, "tiny");
     assert.equal(result.n, TINY_CASES.length);
     assert.deepEqual(Object.keys(result.recall), ["1", "3", "5", "10"]);
+    assert.equal(typeof result.falseNoTool, "number");
+    assert.equal(result.toolNeedModel, "leave-one-catalog-out");
+    assert.deepEqual(Object.keys(result.byTag).sort(), ["multi-step", "plain", "small-talk"]);
     // stderr is not a terminal here: one line per dataset instead of a bar
     assert.match(r.stderr, /^tiny: 6 cases, recall@5 \d\.\d{3}/m);
     assert.match(r.stderr, /latency at 40 tools/);
@@ -44,6 +47,11 @@ describe("eval-cli", () => {
     assert.match(report, /\| tiny \| 6 \|/);
     assert.match(report, /!\[recall@k per dataset\]\(recall-at-k\.svg\)/);
     assert.match(report, /padded to 40 tools/);
+    assert.match(report, /## Where the requests that need a tool ended/);
+    assert.match(report, /## The review's confidence: does 0\.7 mean 70 % right\?/);
+    assert.match(report, /!\[reliability diagram\]\(reliability\.svg\)/);
+    assert.ok(existsSync(join(out, "reliability.svg")));
+    assert.match(report, /\| tiny · plain \| {2}\| \d\.\d{3} \|/);
     assert.ok(existsSync(join(out, "recall-at-k.svg")));
   });
 

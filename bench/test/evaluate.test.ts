@@ -3,13 +3,38 @@ import { describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { ToolDefinitionSchema } from "@switchyard/packet";
 import { evaluate, withLearnedExamples } from "../src/evaluate.js";
+import { calibrationOf } from "../src/calibration.js";
 import { recallChart } from "../src/report.js";
 import { tinyDataset } from "./fixtures.js";
 
+/** The outcome fields of a result that ran no case. */
+const NO_OUTCOMES = {
+  falseNoTool: null,
+  outcomes: { call: 0, skipped: 0, refused: 0, noToolIntent: 0, noToolRoute: 0, noToolSelect: 0, language: 0 },
+  toolNeedModel: "leave-one-catalog-out",
+  calibration: calibrationOf([], 0.7),
+};
+
 describe("evaluate", () => {
+  it("evaluate - outcomes count how each case that needs a tool ended; falseNoTool is the share ended at intent or route", async () => {
+    const data = tinyDataset();
+    const result = await evaluate(data, { byTag: true });
+    const needing = data.cases.filter((c) => c.expected.length > 0).length;
+    assert.equal(Object.values(result.outcomes).reduce((a, b) => a + b, 0), needing);
+    const dropped = result.outcomes.noToolIntent + result.outcomes.noToolRoute;
+    assert.equal(result.falseNoTool, Math.round((dropped / needing) * 10_000) / 10_000);
+    assert.ok(result.byTag, "--by-tag gives figures per tag");
+    for (const [tag, figures] of Object.entries(result.byTag)) {
+      const tagged = data.cases.filter((c) => (c.tags ?? [c.category ?? c.kind]).includes(tag));
+      assert.equal(figures.n, tagged.length, tag);
+    }
+  });
+
   it("evaluate - returns exactly the documented JSON shape", async () => {
     const result = await evaluate(tinyDataset());
-    assert.deepEqual(Object.keys(result).sort(), ["dataset", "latencyMs", "mrr", "n", "ndcg10", "noTool", "recall"]);
+    assert.deepEqual(Object.keys(result).sort(), ["calibration", "dataset", "falseNoTool", "latencyMs", "mrr", "n", "ndcg10", "noTool", "outcomes", "recall", "toolNeedModel"]);
+    assert.deepEqual(Object.keys(result.outcomes), ["call", "skipped", "refused", "noToolIntent", "noToolRoute", "noToolSelect", "language"]);
+    assert.equal(result.toolNeedModel, "leave-one-catalog-out");
     assert.deepEqual(Object.keys(result.recall), ["1", "3", "5", "10"]);
     assert.deepEqual(Object.keys(result.noTool).sort(), ["precision", "recall"]);
     assert.deepEqual(Object.keys(result.latencyMs).sort(), ["p50", "p99"]);
@@ -65,8 +90,8 @@ describe("evaluate", () => {
 
   it("report - the chart has one bar per dataset and k", () => {
     const svg = recallChart([
-      { dataset: "x", n: 1, recall: { "1": 0.5, "3": 0.6, "5": 0.7, "10": 1 }, mrr: 0, ndcg10: 0, noTool: { precision: null, recall: null }, latencyMs: { p50: 0, p99: 0 } },
-      { dataset: "y<z", n: 1, recall: { "1": 0, "3": 0, "5": 0, "10": 0 }, mrr: 0, ndcg10: 0, noTool: { precision: null, recall: null }, latencyMs: { p50: 0, p99: 0 } },
+      { dataset: "x", n: 1, recall: { "1": 0.5, "3": 0.6, "5": 0.7, "10": 1 }, mrr: 0, ndcg10: 0, noTool: { precision: null, recall: null }, ...NO_OUTCOMES, latencyMs: { p50: 0, p99: 0 } },
+      { dataset: "y<z", n: 1, recall: { "1": 0, "3": 0, "5": 0, "10": 0 }, mrr: 0, ndcg10: 0, noTool: { precision: null, recall: null }, ...NO_OUTCOMES, latencyMs: { p50: 0, p99: 0 } },
     ]);
     assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     assert.equal((svg.match(/<title>/g) ?? []).length, 8);

@@ -23,11 +23,11 @@ export const TINY_TOOLS: ToolJson[] = [
 ];
 
 export const TINY_CASES: BenchCase[] = [
-  { id: "1", query: "What will the weather be in Paris tomorrow?", expected: ["weather_forecast"] },
-  { id: "2", query: "Get me the stock price of ACME", expected: ["stock_quote"] },
+  { id: "1", query: "What will the weather be in Paris tomorrow?", expected: ["weather_forecast"], tags: ["plain"] },
+  { id: "2", query: "Get me the stock price of ACME", expected: ["stock_quote"], tags: ["plain"] },
   { id: "3", query: "Translate 'good morning' into Spanish", expected: ["translate_text"] },
-  { id: "4", query: "Read the file notes/todo.md and then translate it to French", expected: ["read_file", "translate_text"] },
-  { id: "5", query: "Tell me a joke about penguins", expected: [] },
+  { id: "4", query: "Read the file notes/todo.md and then translate it to French", expected: ["read_file", "translate_text"], tags: ["multi-step"] },
+  { id: "5", query: "Tell me a joke about penguins", expected: [], tags: ["small-talk"] },
   // BFCL-style: the label holds within the candidates, where no tool fits
   { id: "6", query: "Will it rain in Oslo this weekend?", expected: [], candidates: ["stock_quote", "read_file"] },
 ];

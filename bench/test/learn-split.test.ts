@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { BenchCase } from "@switchyard/bench-data";
 import { exampleKey } from "@switchyard/bus";
-import { learnSplit } from "../src/learn-split.js";
+import { learnSplit, withLabelNoise } from "../src/learn-split.js";
 
 function cases(n: number): BenchCase[] {
   return Array.from({ length: n }, (_, i) => ({
@@ -46,5 +46,21 @@ describe("learn-split", () => {
   it("learn-split - a fraction outside [0, 1) is refused", () => {
     assert.throws(() => learnSplit(cases(10), 1, 1), /\[0, 1\)/);
     assert.throws(() => learnSplit(cases(10), -0.1, 1), /\[0, 1\)/);
+  });
+
+  it("learn-split - label noise teaches a seeded share of the learned cases to one tool they do not expect", () => {
+    const learned = cases(100).filter((c) => c.expected.length > 0);
+    const tools = [...new Set(learned.flatMap((c) => c.expected)), "other_tool"];
+    const noisy = withLabelNoise(learned, tools, 0.1, 7);
+    const changed = noisy.filter((c, i) => c !== learned[i]);
+    assert.equal(changed.length, Math.round(0.1 * learned.length));
+    for (const c of changed) {
+      const original = learned.find((o) => o.id === c.id)!;
+      assert.equal(c.expected.length, 1);
+      assert.ok(!original.expected.includes(c.expected[0]!), `${c.id} taught to ${c.expected[0]}`);
+    }
+    assert.deepEqual(withLabelNoise(learned, tools, 0.1, 7), noisy, "the same seed, the same mistakes");
+    assert.deepEqual(withLabelNoise(learned, tools, 0, 7), learned);
+    assert.throws(() => withLabelNoise(learned, tools, 1.5, 7), /\[0, 1\]/);
   });
 });

@@ -13,7 +13,7 @@ const tools = WEATHER_CURRENCY_TOOLS.map((t) => create(ToolDefinitionSchema, t))
 /** A tool-need model that always answers `probability`. */
 const always = (probability: number): ToolNeedScorer => ({
   probability: () => probability,
-  relevance: () => ({ top: 0, coverage: 0, bestCoverage: 0, name: 0, unexplained: 0, words: 0 }),
+  relevance: () => ({ top: 0, coverage: 0, bestCoverage: 0, name: 0, unexplained: 0, words: 0, gap: 0 }),
 });
 
 describe("pipeline", () => {
@@ -39,10 +39,23 @@ describe("pipeline", () => {
     assert.match(outcome.packet.toolRouting?.reviewReasoning ?? "", /city is required/);
   });
 
-  it("pipeline - a message the tool-need model turns down ends at the route stage", async () => {
+  it("pipeline - a message the tool-need model turns down: the heuristic selector ends it on the router's verdict", async () => {
     const outcome = await runPipeline({ query: "write a poem about forecasts for a city" }, { ...deps, toolNeed: always(0.1) });
-    assert.deepEqual([outcome.noTool, outcome.endedAt], [true, "route"]);
-    assert.match(outcome.packet.stateReason, /^no tool needed: tool-need probability 0\.10 < /);
+    assert.deepEqual([outcome.noTool, outcome.endedAt, outcome.end], [true, "select", "noToolRoute"]);
+    assert.match(outcome.packet.stateReason, /^no tool needed: tool-need probability 0\.10 < 0\.15 .*set SELECTOR_MODEL/);
+  });
+
+  it("pipeline - a message in a language the offline router cannot read ends with that reason, not as 'no tool'", async () => {
+    const outcome = await runPipeline({ query: "¿qué tiempo hace hoy en la ciudad de París?" }, deps);
+    assert.deepEqual([outcome.noTool, outcome.toolCall, outcome.end], [false, false, "language"]);
+    assert.match(outcome.packet.stateReason, /^cannot route a message in Spanish offline: .*EMBEDDINGS_BASE_URL/);
+  });
+
+  it("pipeline - a case's history is the request's history: a follow-up borrows the earlier turn's words", async () => {
+    const history = [{ role: "user", content: "What's the weather in Paris, France?" }];
+    const outcome = await runPipeline({ query: "do it again", history }, deps);
+    assert.equal(outcome.packet.content?.history.length, 1);
+    assert.match(outcome.packet.intent?.query ?? "", /weather in Paris/);
   });
 
   it("pipeline - a case's candidates are its allow-list: no tool when none of them fits", async () => {

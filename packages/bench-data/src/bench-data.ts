@@ -17,6 +17,10 @@ export interface BenchCase {
   kind?: string;
   /** BFCL: the category. */
   category?: string;
+  /** Labels of the case's kind ("paraphrase", "multi-turn", …), for figures per tag (`pnpm eval --by-tag`). */
+  tags?: string[];
+  /** Earlier turns of the conversation, oldest first: passed as the request's history. */
+  history?: { role: string; content: string }[];
   /** BFCL: the tools offered in this case; its labels hold only against these. */
   candidates?: string[];
 }

@@ -13,6 +13,7 @@ export {
   ToolCallSchema,
   ToolDefinitionSchema,
   ToolExecutionResultSchema,
+  ToolNeedVerdictSchema,
   ToolRoutingState_ExecutionStatus,
   ToolRoutingStateSchema,
   Turn_Role,
@@ -34,6 +35,7 @@ export type {
   ToolCall,
   ToolDefinition,
   ToolExecutionResult,
+  ToolNeedVerdict,
   ToolRoutingState,
   Turn,
 } from "./gen/switchyard/v1/packet_pb.js";

@@ -14,3 +14,4 @@ export type { FileKind, TokenKind } from "./tokens.js";
 export { changesThings, isToolVerb, requestActions, requestVerbs, toolActions, verbActions } from "./verbs.js";
 export type { Action, RequestVerbs } from "./verbs.js";
 export { localToolName, lowerWords, nameWords } from "./words.js";
+export { foreignLanguage } from "./language.js";

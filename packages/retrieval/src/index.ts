@@ -11,8 +11,9 @@ export type { OpenAIEmbedderOptions } from "./openai-embedder.js";
 export { DEFAULT_MIN_SCORE, isNoTool, judgeToolNeed } from "./relevance.js";
 export type { NoToolSettings, ToolNeedGateSettings, ToolNeedVerdict } from "./relevance.js";
 export { mulberry32, shuffleInPlace } from "./seeded-random.js";
-export { DEFAULT_TOOL_NEED_THRESHOLD, ToolNeedModel, ToolNeedTrainingSet, trainToolNeedModel } from "./tool-need.js";
+export { catalogStats, DEFAULT_TOOL_NEED_THRESHOLD, ToolNeedModel, ToolNeedTrainingSet, trainToolNeedModel } from "./tool-need.js";
 export type {
+  CatalogStats,
   Relevance,
   ToolNeedExample,
   ToolNeedInput,

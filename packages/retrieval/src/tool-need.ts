@@ -1,35 +1,39 @@
 /**
  * The tool-need model: how likely a message wants one of the routed tools,
  * for the messages no rule settles. A logistic regression (logistic.ts) over
+ * evidence that does not depend on which tools a catalog holds, so that what it
+ * learns on the shared benchmarks carries to catalogs it has never seen:
  *
- * - the message's words: hashed unigrams and bigrams of its lower-cased words
- *   (numbers folded into one token), its content words' stems, its first word;
- * - its form: question mark, a wh-word or auxiliary first, first and second
- *   person, time-sensitive words ("today", "latest", "price"), digits, quotes,
- *   links, capitalised words inside the sentence, non-Latin script, length;
- * - its relevance to the routed tools: the router's best score, and how much
- *   of the message's content words the best tools' text covers, each word
- *   weighted by its rarity across tool descriptions (idf, learned with the
- *   model), how much of the best tool's name the message names, and how much
- *   idf weight no tool explains;
+ * - the message's form: question mark, a wh-word, auxiliary, request verb or
+ *   pronoun first, first and second person, time-sensitive words ("today",
+ *   "latest"), digits, quotes, links, paths, capitalised words inside the
+ *   sentence, length, the intent rule that left it undecided ("question:explain"),
+ *   and a closed list of words that ask the model itself to write or explain
+ *   ("poem", "essay", "explain", "opinion");
+ * - its relevance to the routed tools, normalised against the catalog itself:
+ *   the router's best score and the gap to the next, how much of the message's
+ *   content words the best tools' text covers, each word weighted by its
+ *   rarity across *this* catalog's tools (`catalogStats`), how much of the best
+ *   tool's name the message names, and how much idf weight no tool explains;
  * - whether the request named the tools it allows (an allow-list) or left the
- *   whole catalog open: every feature also comes in a copy for its scope, so
- *   the model can learn that "does one of these few tools fit?" and "does this
- *   message need a tool at all?" weigh the same words differently.
+ *   whole catalog open: every feature also comes in a copy for its scope.
+ *
+ * No word of a message is a feature unless it is on one of those closed lists:
+ * a gate that learned the benchmarks' topic words turned away half of the
+ * requests on a catalog it had not seen.
  *
  * Messages a rule recognised as requests are not the model's to judge
- * (relevance.ts, `judgeToolNeed`).
- *
- * Continuous features come with coarse buckets as well, so the linear model
- * can bend. The weights and the idf table are learned by `trainToolNeedModel`
- * from labelled messages (bench/src/train-tool-need.ts trains the shipped
- * model, models/tool-need.json, on the shared benchmark splits).
+ * (relevance.ts, `judgeToolNeed`). Continuous features come with coarse
+ * buckets as well, so the linear model can bend. The weights are learned by
+ * `trainToolNeedModel` from labelled messages (bench/src/train-tool-need.ts
+ * trains the shipped model, models/tool-need.json, on the shared benchmarks).
  */
 import { readFileSync } from "node:fs";
 import type { ToolDefinition } from "@switchyard/packet";
 import { relatedStems } from "./concepts.js";
 import { sigmoid, trainLogistic } from "./logistic.js";
 import type { LogisticExample, LogisticOptions, SparseVector } from "./logistic.js";
+import { verbActions } from "@switchyard/request-text";
 import { splitWords, tokenize, toolText } from "./text.js";
 import type { ScoredTool } from "./tool-index.js";
 
@@ -37,6 +41,10 @@ import type { ScoredTool } from "./tool-index.js";
 export interface ToolNeedInput {
   /** The text the router searched with. */
   query: string;
+  /** The catalog the message was routed against (`catalogStats`): what its relevance is normalised by. */
+  catalog: CatalogStats;
+  /** The intent rule that left the message undecided ("default:no-indicator", "question:explain", …), when known. */
+  rule?: string;
   /** The router's results for it within the request's allow-list, best first. */
   results: readonly ScoredTool[];
   /**
@@ -54,7 +62,7 @@ export interface ToolNeedExample {
   needsTool: boolean;
 }
 
-/** The model as stored: weights by hashed feature index, and the idf table of its relevance features. */
+/** The model as stored: weights by hashed feature index. */
 export interface ToolNeedModelJson {
   format: typeof FORMAT;
   /** Size of the hashed feature space. */
@@ -62,10 +70,6 @@ export interface ToolNeedModelJson {
   bias: number;
   /** Feature index (as a string) → weight; features not listed weigh 0. */
   weights: Record<string, number>;
-  /** Stem → idf across the tool descriptions the model was trained with; only stems found in two or more. */
-  idf: Record<string, number>;
-  /** The idf of a stem not in the table. */
-  unknownIdf: number;
   /** What the model was trained on, for the record. */
   trainedOn?: string;
 }
@@ -81,11 +85,11 @@ export interface ToolNeedTrainOptions extends LogisticOptions {
   trainedOn?: string;
 }
 
-const FORMAT = "switchyard.tool-need/1";
-/** 2^18 buckets: few collisions among the tens of thousands of n-grams of a few thousand messages. */
-export const DEFAULT_BUCKETS = 1 << 18;
+const FORMAT = "switchyard.tool-need/2";
+/** 2^12 buckets: the features are a few hundred names, so collisions are rare. */
+export const DEFAULT_BUCKETS = 1 << 12;
 /** The probability at and above which the gate lets a message through to selection (ROUTER_TOOL_NEED_THRESHOLD). */
-export const DEFAULT_TOOL_NEED_THRESHOLD = 0.5;
+export const DEFAULT_TOOL_NEED_THRESHOLD = 0.15;
 /** How many of the best results the relevance features look at. */
 const TOP_RESULTS = 3;
 
@@ -99,12 +103,10 @@ export interface ToolNeedScorer {
 
 export class ToolNeedModel implements ToolNeedScorer {
   private readonly weights: ReadonlyMap<number, number>;
-  private readonly idf: ReadonlyMap<string, number>;
 
   constructor(private readonly json: ToolNeedModelJson) {
-    if (json.format !== FORMAT) throw new Error(`not a tool-need model: format ${String(json.format)}, expected ${FORMAT}`);
+    if (json.format !== FORMAT) throw new Error(`not a tool-need model: format ${String(json.format)}, expected ${FORMAT} (train one with \`pnpm train\`)`);
     this.weights = new Map(Object.entries(json.weights).map(([k, w]) => [Number(k), w]));
-    this.idf = new Map(Object.entries(json.idf));
   }
 
   /** The model shipped with Switchyard (models/tool-need.json), read once. */
@@ -119,20 +121,16 @@ export class ToolNeedModel implements ToolNeedScorer {
 
   probability(input: ToolNeedInput): number {
     let z = this.json.bias;
-    for (const [feature, value] of toolNeedFeatures(input, this.stats, this.json.buckets)) z += (this.weights.get(feature) ?? 0) * value;
+    for (const [feature, value] of toolNeedFeatures(input, this.json.buckets)) z += (this.weights.get(feature) ?? 0) * value;
     return sigmoid(z);
   }
 
   relevance(input: ToolNeedInput): Relevance {
-    return relevanceOf(input, this.stats);
+    return relevanceOf(input);
   }
 
   toJSON(): ToolNeedModelJson {
     return this.json;
-  }
-
-  private get stats(): IdfTable {
-    return { idf: this.idf, unknown: this.json.unknownIdf };
   }
 }
 
@@ -140,16 +138,9 @@ let builtIn: ToolNeedModel | undefined;
 /** models/ sits beside src/ and dist/, so the same path works from the sources (tsx) and the build. */
 const BUILT_IN = new URL("../models/tool-need.json", import.meta.url);
 
-/**
- * Learns a model from labelled messages; `tools` are the catalogs the messages
- * were routed against, whose descriptions give the idf table. Deterministic.
- */
-export function trainToolNeedModel(
-  examples: readonly ToolNeedExample[],
-  tools: readonly ToolDefinition[],
-  options: ToolNeedTrainOptions = {},
-): ToolNeedModel {
-  return new ToolNeedTrainingSet(examples, tools, options.buckets).train(options);
+/** Learns a model from labelled messages (each carries its own catalog's statistics). Deterministic. */
+export function trainToolNeedModel(examples: readonly ToolNeedExample[], options: ToolNeedTrainOptions = {}): ToolNeedModel {
+  return new ToolNeedTrainingSet(examples, options.buckets).train(options);
 }
 
 /**
@@ -157,16 +148,13 @@ export function trainToolNeedModel(
  * models can be trained on subsets of them (cross-validation) cheaply.
  */
 export class ToolNeedTrainingSet {
-  private readonly stats: IdfTable;
   private readonly rows: LogisticExample[];
 
   constructor(
     examples: readonly ToolNeedExample[],
-    tools: readonly ToolDefinition[],
     private readonly buckets: number = DEFAULT_BUCKETS,
   ) {
-    this.stats = idfTable(tools);
-    this.rows = examples.map((e) => ({ x: sparse(toolNeedFeatures(e.input, this.stats, buckets)), y: e.needsTool ? 1 : 0 }));
+    this.rows = examples.map((e) => ({ x: sparse(toolNeedFeatures(e.input, buckets)), y: e.needsTool ? 1 : 0 }));
   }
 
   get size(): number {
@@ -183,15 +171,11 @@ export class ToolNeedTrainingSet {
     learned.weights.forEach((w, feature) => {
       if (Math.abs(w) >= minWeight) weights[String(feature)] = round(w);
     });
-    const idf: Record<string, number> = {};
-    for (const [stem, value] of [...this.stats.idf].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) idf[stem] = round(value);
     return new ToolNeedModel({
       format: FORMAT,
       buckets: this.buckets,
       bias: round(learned.bias),
       weights,
-      idf,
-      unknownIdf: round(this.stats.unknown),
       ...(options.trainedOn ? { trainedOn: options.trainedOn } : {}),
     });
   }
@@ -215,22 +199,34 @@ function sparse(features: Map<number, number>): SparseVector {
 // ---------------------------------------------------------------------------
 // Features.
 
-interface IdfTable {
+/** What the gate knows of a catalog: how rare each stem is across its tools. */
+export interface CatalogStats {
+  /** Stem → Robertson–Spärck Jones idf across the catalog's tools, for stems found in two or more. */
   idf: ReadonlyMap<string, number>;
+  /** The idf of a stem in one tool or none. */
   unknown: number;
+  /** Tools in the catalog. */
+  tools: number;
 }
 
-/** Robertson–Spärck Jones idf of each stem over the tools' texts; stems in fewer than two tools are left to `unknown`. */
-function idfTable(tools: readonly ToolDefinition[]): IdfTable {
+const statsCache = new WeakMap<readonly ToolDefinition[], CatalogStats>();
+
+/** The statistics of a catalog, computed once per array of tools. */
+export function catalogStats(tools: readonly ToolDefinition[]): CatalogStats {
+  let stats = statsCache.get(tools);
+  if (stats) return stats;
   const df = new Map<string, number>();
-  for (const tool of new Map(tools.map((t) => [t.name, t])).values()) {
+  const unique = new Map(tools.map((t) => [t.name, t]));
+  for (const tool of unique.values()) {
     for (const s of toolStems(tool)) df.set(s, (df.get(s) ?? 0) + 1);
   }
-  const n = Math.max(1, new Set(tools.map((t) => t.name)).size);
+  const n = Math.max(1, unique.size);
   const idfOf = (d: number) => Math.log(1 + (n - d + 0.5) / (d + 0.5));
   const idf = new Map<string, number>();
   for (const [s, d] of df) if (d >= 2) idf.set(s, idfOf(d));
-  return { idf, unknown: idfOf(1) };
+  stats = { idf, unknown: idfOf(1), tools: unique.size };
+  statsCache.set(tools, stats);
+  return stats;
 }
 
 /** How the routed tools relate to the message. */
@@ -247,9 +243,12 @@ export interface Relevance {
   unexplained: number;
   /** Content words (stems) in the message. */
   words: number;
+  /** The best score's lead over the second best (the whole best score when it is alone). */
+  gap: number;
 }
 
-function relevanceOf(input: ToolNeedInput, stats: IdfTable): Relevance {
+function relevanceOf(input: ToolNeedInput): Relevance {
+  const stats = input.catalog;
   const stems = [...new Set(tokenize(input.query))];
   const idfOf = (s: string) => stats.idf.get(s) ?? stats.unknown;
   const total = stems.reduce((sum, s) => sum + idfOf(s), 0);
@@ -270,6 +269,7 @@ function relevanceOf(input: ToolNeedInput, stats: IdfTable): Relevance {
     name: nameStems.length > 0 ? nameStems.filter((s) => stemSet.has(s)).length / nameStems.length : 0,
     unexplained: top.length > 0 ? unexplained : total,
     words: stems.length,
+    gap: (best?.score ?? 0) - (input.results[1]?.score ?? 0),
   };
 }
 
@@ -304,8 +304,32 @@ const LETTER = /\p{L}/gu;
 // A capitalised word after the first one: names of places, people, products.
 const INNER_CAPITAL = /(?<=\S\s+)\p{Lu}\p{Ll}+/u;
 
+// Words that ask the model itself to write, explain or judge: a closed list of the message's form, not of any catalog's topics.
+const OWN_WORK_WORDS = new Set([
+  "write", "compose", "poem", "poems", "story", "stories", "essay", "joke", "jokes", "lyrics", "haiku", "limerick",
+  "explain", "describe", "meaning", "mean", "means", "define", "definition", "why", "opinion", "think", "believe",
+  "advice", "tips", "ideas", "suggest", "suggestions", "brainstorm", "imagine", "pretend", "rewrite", "paraphrase",
+  "difference", "differences", "pros", "cons", "example", "examples", "funny", "favorite", "favourite",
+]);
+// Words that point at the user's own things or at an action on them.
+const OWN_DATA_WORDS = new Set(["my", "mine", "our", "me", "file", "files", "folder", "directory", "account", "calendar", "inbox"]);
+// A path or file name: "notes/todo.md", "./a", "report.pdf".
+const PATH = /(?:^|\s)(?:\.{0,2}\/)?[\w.-]+\/[\w./-]+|\b[\w-]+\.[a-z0-9]{1,5}\b/i;
+
+/** The class of a message's first word: what kind of sentence it starts. */
+function firstClass(first: string): string {
+  if (WH_WORDS.has(first)) return "wh";
+  if (AUXILIARIES.has(first)) return "aux";
+  if (FIRST_PERSON.has(first)) return "first-person";
+  if (SECOND_PERSON.has(first)) return "second-person";
+  if (first === "please" || first === "pls" || first === "kindly") return "please";
+  if (verbActions(first).length > 0) return "request-verb";
+  if (OWN_WORK_WORDS.has(first)) return "own-work";
+  return "other";
+}
+
 /** The hashed features of one message; see the module comment. */
-function toolNeedFeatures(input: ToolNeedInput, stats: IdfTable, buckets: number): Map<number, number> {
+function toolNeedFeatures(input: ToolNeedInput, buckets: number): Map<number, number> {
   const features = new Map<number, number>();
   const scope = input.allowList ? "allow-list|" : "catalog|";
   const put = (name: string, value: number) => {
@@ -321,31 +345,34 @@ function toolNeedFeatures(input: ToolNeedInput, stats: IdfTable, buckets: number
   const words = (text.toLowerCase().match(WORD) ?? []).map((w) => (NUMBER.test(w) ? "#" : w.replace(/’/g, "'")));
 
   add("bias:words");
-  for (const w of new Set(words)) add(`u:${w}`);
-  const padded = ["^", ...words, "$"];
-  for (let i = 0; i + 1 < padded.length; i++) add(`b:${padded[i]}_${padded[i + 1]}`);
   const first = words[0] ?? "";
-  add(`first:${first}`);
-  for (const stemmed of new Set(tokenize(text))) add(`s:${stemmed}`);
+  add(`first:${firstClass(first)}`);
+  if (input.rule) add(`rule:${input.rule.slice(0, input.rule.indexOf(":") + 1 || undefined)}`);
+  for (const w of new Set(words)) if (OWN_WORK_WORDS.has(w)) add(`own-work:${w}`);
+  const ownWork = words.filter((w) => OWN_WORK_WORDS.has(w)).length;
+  if (ownWork > 0) add("form:own-work");
+  if (words.some((w) => OWN_DATA_WORDS.has(w))) add("form:own-data");
+  if (words.some((w) => verbActions(w).length > 0)) add("form:request-verb");
 
   if (text.endsWith("?")) add("form:question-mark");
-  if (WH_WORDS.has(first)) add("form:wh-first");
-  if (AUXILIARIES.has(first)) add("form:aux-first");
   if (words.some((w) => FIRST_PERSON.has(w))) add("form:first-person");
   if (words.some((w) => SECOND_PERSON.has(w))) add("form:second-person");
   if (words.some((w) => TIME_WORDS.has(w))) add("form:time");
   if (words.includes("#")) add("form:digits");
   if (QUOTED.test(text)) add("form:quote");
   if (LINK.test(text)) add("form:link");
+  if (PATH.test(text)) add("form:path");
   if (INNER_CAPITAL.test(text)) add("form:inner-capital");
   const letters = (text.match(LETTER) ?? []).length;
   if (letters > 0 && (text.match(NON_LATIN) ?? []).length / letters > 0.5) add("form:non-latin");
-  add(`len:${bucketOf(words.length, [1, 3, 6, 12, 25])}`);
+  add(`len:${bucketOf(words.length, [1, 3, 6, 12, 25, 50])}`);
 
-  const r = relevanceOf(input, stats);
+  const r = relevanceOf(input);
   if (input.results.length === 0) add("rel:none");
   add("rel:top", r.top);
-  add(`rel:top=${bucketOf(r.top, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6])}`);
+  add(`rel:top=${bucketOf(r.top, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])}`);
+  add("rel:gap", r.gap);
+  add(`rel:gap=${bucketOf(r.gap, [0.02, 0.05, 0.1, 0.2, 0.3])}`);
   add("rel:coverage", r.coverage);
   add(`rel:coverage=${bucketOf(r.coverage, [0.1, 0.25, 0.4, 0.55, 0.7, 0.85])}`);
   add("rel:best-coverage", r.bestCoverage);
@@ -354,6 +381,7 @@ function toolNeedFeatures(input: ToolNeedInput, stats: IdfTable, buckets: number
   add(`rel:name=${bucketOf(r.name, [0.01, 0.34, 0.5, 0.67, 0.99])}`);
   add(`rel:unexplained=${bucketOf(r.unexplained, [0.5, 2, 4, 7, 11, 16])}`);
   add(`rel:words=${bucketOf(r.words, [1, 2, 4, 7, 11])}`);
+  add(`rel:catalog=${bucketOf(input.catalog.tools, [5, 20, 100, 500])}`);
   return features;
 }
 

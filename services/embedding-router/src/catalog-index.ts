@@ -2,7 +2,8 @@ import type { KV } from "@nats-io/kv";
 import { catalogKey, exampleTexts, followCatalog, followExamples, withExamples } from "@switchyard/bus";
 import type { ToolDefinition } from "@switchyard/packet";
 import type { Logger } from "@switchyard/telemetry";
-import type { ToolIndex } from "@switchyard/retrieval";
+import { catalogStats } from "@switchyard/retrieval";
+import type { CatalogStats, ToolIndex } from "@switchyard/retrieval";
 
 export interface CatalogIndex {
   /** The catalog's core tools, always offered whatever the query. */
@@ -11,6 +12,8 @@ export interface CatalogIndex {
   all(): ToolDefinition[];
   /** Whether the catalog has a tool of this name. */
   has(name: string): boolean;
+  /** The catalog's statistics for the tool-need gate, recomputed only after the catalog changed. */
+  stats(): CatalogStats;
   stop(): void;
 }
 
@@ -41,6 +44,8 @@ export async function indexCatalog(
   const listed = new Map<string, ToolDefinition>();
   /** By catalog key, the stored example texts. */
   const stored = new Map<string, string[]>();
+  /** The catalog as last handed out by `stats`; cleared by every change. */
+  let snapshot: ToolDefinition[] | undefined;
   let loading = true;
   const pending: Promise<unknown>[] = [];
   const track = (work: Promise<unknown>, what: string) => {
@@ -52,6 +57,7 @@ export async function indexCatalog(
     if (!tool) return;
     const merged = withExamples(tool, stored.get(key) ?? []);
     tools.set(tool.name, merged);
+    snapshot = undefined;
     if (tool.core) core.set(tool.name, merged);
     else core.delete(tool.name);
     upsert(key, merged, 0);
@@ -92,6 +98,7 @@ export async function indexCatalog(
     if (tool === undefined) return;
     listed.delete(key);
     tools.delete(tool.name);
+    snapshot = undefined;
     core.delete(tool.name);
     track(index.remove(tool.name), `removal of ${tool.name}`);
   };
@@ -112,6 +119,7 @@ export async function indexCatalog(
     core: () => [...core.values()],
     all: () => [...tools.values()],
     has: (name) => tools.has(name),
+    stats: () => catalogStats((snapshot ??= [...tools.values()])),
     stop: () => {
       for (const timer of retries.values()) clearTimeout(timer);
       follower.stop();

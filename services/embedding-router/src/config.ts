@@ -50,7 +50,7 @@ export const configSchema = {
       maximum: 1,
       default: DEFAULT_TOOL_NEED_THRESHOLD,
       description:
-        "A packet goes on to selection only when the tool-need model gives its message at least this probability of wanting one of the candidates; below, it ends with no tool",
+        "Without a selection model, a packet the rules left undecided ends with no tool when the tool-need model gives its message less than this probability of wanting one of the candidates; a selection model decides for itself",
     },
     ROUTER_TOOL_NEED_MODEL: {
       type: "string",

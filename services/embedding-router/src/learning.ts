@@ -26,27 +26,34 @@ import {
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
 import type { AddExamplesResponse, FeedbackRequest, FeedbackResponse, Packet } from "@switchyard/packet";
+import { isAnaphoric } from "@switchyard/request-text";
 import type { Config } from "./config.js";
 
 export type LearningSettings = Pick<Config, "LEARN_FROM_USE" | "LEARN_MAX_EXAMPLES_PER_TOOL">;
 
-/** What a packet's last step was routed with: the intent's query, else the prompt itself. */
-export function routedQuery(packet: Packet): string {
-  return (intentOf(packet).query || contentOf(packet).originalPrompt).trim();
+/**
+ * The words of a packet's last step as the user wrote them: the step, else the prompt. Never
+ * the router's query, which may have earlier turns glued in front ("read notes/todo.md\nthe
+ * other one?"): an example must say what one request asks for.
+ */
+export function stepWords(packet: Packet): string {
+  const intent = intentOf(packet);
+  return (intent.steps[intent.stepIndex] || contentOf(packet).originalPrompt).trim();
 }
 
 /**
- * What a finished packet teaches: its last step's query, as an example of the
- * tool that ran it. Only a completed packet whose tool was really executed
- * (not a dry run, not denied, not failed or skipped) teaches anything.
+ * What a finished packet teaches: its last step's own words, as an example of the tool that
+ * ran it. Only a completed packet whose tool was really executed (not a dry run, not denied,
+ * not failed or skipped) teaches anything, and not a step that only points back ("do it
+ * again", "the other one?"): its words name nothing the tool does.
  */
 export function lessonOf(packet: Packet): { tool: string; query: string } | undefined {
   const routing = routingOf(packet);
   const tool = routing.selectedTool?.toolName ?? "";
   if (packet.state !== Packet_State.COMPLETED || tool === "" || routing.dryRun) return undefined;
   if (routing.executionStatus !== ToolRoutingState_ExecutionStatus.EXECUTED || !routing.executionResult?.success) return undefined;
-  const query = routedQuery(packet);
-  return query === "" ? undefined : { tool, query };
+  const query = stepWords(packet);
+  return query === "" || isAnaphoric(query) ? undefined : { tool, query };
 }
 
 /**
@@ -83,7 +90,7 @@ export async function applyFeedback(
   if (request.correct === undefined) throw new RpcError(400, "correct is required");
   if (!packet) throw new RpcError(404, `no packet with id ${packetId}`);
   if (!isFinal(packet.state)) throw new RpcError(409, `packet ${packetId} is still running (${Packet_State[packet.state]})`);
-  const query = routedQuery(packet);
+  const query = stepWords(packet);
   const response = create(FeedbackResponseSchema, { packetId, query });
   if (request.correct) {
     if (request.tool) throw new RpcError(400, "tool is only for correct=false: the tool that should have been chosen");

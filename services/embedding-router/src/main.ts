@@ -5,7 +5,7 @@ import { CATALOG_BUCKET, EXAMPLES_BUCKET, Headers, openBucket, ROUTE_SUBJECT } f
 import { readConfig } from "@switchyard/config";
 import { RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
 import { buildQuery } from "@switchyard/request-text";
-import { QdrantIndex, ToolNeedModel } from "@switchyard/retrieval";
+import { LocalEmbedder, QdrantIndex, ToolNeedModel } from "@switchyard/retrieval";
 import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { indexCatalog } from "./catalog-index.js";
 import { serveLearning } from "./learning-endpoints.js";
@@ -63,5 +63,5 @@ const toolNeed = {
   threshold: config.ROUTER_TOOL_NEED_THRESHOLD,
   model: config.ROUTER_TOOL_NEED_MODEL ? ToolNeedModel.read(config.ROUTER_TOOL_NEED_MODEL) : undefined,
 };
-await runStage(service, "route", (packet) => routeStage(packet, { route, toolNeed }));
+await runStage(service, "route", (packet) => routeStage(packet, { route, catalogStats: () => catalog.stats(), englishOnly: embedder instanceof LocalEmbedder, toolNeed }));
 service.setReady(true, { tools: index.size });

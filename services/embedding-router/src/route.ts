@@ -8,12 +8,14 @@ import {
   RoutingCandidate_Source,
   RoutingCandidateSchema,
   routingOf,
+  ToolNeedVerdictSchema,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
 import type { Packet, RoutingCandidate, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import type { Config } from "./config.js";
 import { DEFAULT_TOOL_NEED_THRESHOLD, isNoTool, judgeToolNeed, matchesFilter } from "@switchyard/retrieval";
-import type { ToolFilter, ToolIndex, ToolNeedGateSettings } from "@switchyard/retrieval";
+import { foreignLanguage } from "@switchyard/request-text";
+import type { CatalogStats, ToolFilter, ToolIndex, ToolNeedGateSettings } from "@switchyard/retrieval";
 
 /** What the router is asked: the same for the route stage and the route-only API. */
 export interface RouteQuery {
@@ -89,6 +91,13 @@ export interface RouteResult {
 export interface RouteStageDeps {
   /** Usually `(req) => routeWithFallback(index, catalog, req, config)` (fallback.ts). */
   route: (req: RouteQuery) => Promise<RouteResult>;
+  /** The catalog's statistics, which the tool-need gate normalises relevance by (retrieval's `catalogStats`). */
+  catalogStats: () => CatalogStats;
+  /**
+   * The router's embedder reads English only (the offline LocalEmbedder): a message in another
+   * language that no rule understood is marked as not routable offline instead of being judged.
+   */
+  englishOnly: boolean;
   /**
    * The tool-need gate: `{ threshold: config.ROUTER_TOOL_NEED_THRESHOLD }`,
    * and a model other than the built-in one if wanted. Absent: the built-in
@@ -104,12 +113,15 @@ const SUMMARY_CANDIDATES = 5;
  * The route stage: looks up candidates for the packet's query (the intent's
  * query, else the original prompt) within its allow-list and its tenant's tools, and hands the packet
  * to the selector; when nothing but core tools comes back there is no tool to
- * select, and the packet ends here with the tool status SKIPPED. So it does
- * when the tool-need gate (retrieval's `judgeToolNeed`) finds that the message
- * needs none of the candidates; otherwise the stage sets `needsTool`, which a
- * message no intent rule settled reaches the router without. The gate is not
- * asked when routing fell back to the unscored catalog: there is no relevance
- * to judge. Warnings (the router fell back, fallback.ts) go to the reflection
+ * select, and the packet ends here with the tool status SKIPPED. For a message
+ * no intent rule settled, the tool-need gate (retrieval's `judgeToolNeed`)
+ * weighs whether it needs one of the candidates and records its verdict on the
+ * packet (`toolNeed`), setting `needsTool` when it does. The gate never ends a
+ * packet itself: a selection model sees the candidates whatever it says and
+ * may answer "none", and the heuristic selector ends the packet on a "not
+ * needed" (a wrong "no tool" silently drops a request; a wrong candidate is
+ * caught by selection and review). The gate is not asked when routing fell
+ * back to the unscored catalog: there is no relevance to judge. Warnings (the router fell back, fallback.ts) go to the reflection
  * log; an error from `deps.route` propagates, so the bus redelivers the packet.
  */
 export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<StageOutcome> {
@@ -128,44 +140,58 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   const others = candidates.filter((c) => c.source !== RoutingCandidate_Source.SEMANTIC);
   const coreNote = others.length > 0 ? `; always offered: ${others.map((c) => c.tool?.name ?? "?").join(", ")}` : "";
 
+  // A message the router cannot read is never "no tool": it goes on to a selection model, or offline ends saying why.
+  const language = deps.englishOnly ? foreignLanguage(query) : undefined;
+  const unread = (what: string) =>
+    `cannot route a message in ${language} offline: the built-in embedder reads English only${what}; configure an embeddings endpoint (EMBEDDINGS_BASE_URL)`;
+  // Even a message a rule or the intent model found a tool request in: "no tool matched" would not be the reason.
+  if (language) routing.toolNeed = create(ToolNeedVerdictSchema, { needed: routing.needsTool, unreadLanguage: language });
+
   if (semantic.length === 0) {
+    if (routing.toolNeed) routing.toolNeed.reason = unread(" and found no candidate");
     routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
     addReflection(packet, {
       step: "route",
-      summary: `no tool in the catalog matches ${quote(query)}${coreNote}`,
+      summary: `no tool in the catalog matches ${quote(query)}${language ? ` (written in ${language})` : ""}${coreNote}`,
       durationMs: performance.now() - started,
     });
-    finish(packet, Packet_State.COMPLETED, `no tool matched the request in the catalog${searched === undefined ? "" : ` (${searched} tools)`}`);
+    const none = `no tool matched the request in the catalog${searched === undefined ? "" : ` (${searched} tools)`}`;
+    finish(packet, Packet_State.COMPLETED, routing.toolNeed?.reason || none);
     return { done: true };
   }
 
   let needNote = "";
-  if (semantic.some((c) => c.score > 0)) {
+  if (routing.toolNeed?.unreadLanguage && !routing.needsTool) {
+    routing.toolNeed.reason = `${unread("")} or a selection model (SELECTOR_MODEL)`;
+    needNote = `; written in ${language}, which the offline embedder cannot read`;
+  } else if (semantic.some((c) => c.score > 0)) {
     const results = semantic.flatMap((c) => (c.tool ? [{ tool: c.tool, score: c.score }] : []));
-    const input = { query, results, requested: routing.needsTool, allowList: content.allowedTools.length > 0 };
+    const input = {
+      query,
+      catalog: deps.catalogStats(),
+      rule: intentOf(packet).detectedBy || undefined,
+      results,
+      requested: routing.needsTool,
+      allowList: content.allowedTools.length > 0,
+    };
     const verdict = judgeToolNeed(input, deps.toolNeed);
     const best = `${semantic[0]?.tool?.name ?? "?"} ${semantic[0]?.score.toFixed(2)}`;
     const probability = `tool-need probability ${verdict.probability.toFixed(2)}`;
     const why = `${probability}; ${best} covers ${percent(verdict.relevance.coverage)} of the message's content words`;
-    if (!verdict.needed) {
-      routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
-      addReflection(packet, {
-        step: "route",
-        summary: `no tool needed for ${quote(query)}: ${why}${coreNote}`,
-        confidence: verdict.probability,
-        durationMs: performance.now() - started,
-      });
+    if (!routing.needsTool) {
       const threshold = deps.toolNeed?.threshold ?? DEFAULT_TOOL_NEED_THRESHOLD;
-      finish(
-        packet,
-        Packet_State.COMPLETED,
-        `no tool needed: ${probability} < ${threshold.toFixed(2)} (best match ${best}); ` +
-          "to route it anyway, name the file or tool, or lower ROUTER_TOOL_NEED_THRESHOLD",
-      );
-      return { done: true };
+      routing.toolNeed = create(ToolNeedVerdictSchema, {
+        needed: verdict.needed,
+        probability: verdict.probability,
+        threshold,
+        reason: verdict.needed
+          ? `tool needed: ${probability} ≥ ${threshold.toFixed(2)}`
+          : `no tool needed: ${probability} < ${threshold.toFixed(2)} (best match ${best}); ` +
+            "to route it anyway, name the file or tool, set SELECTOR_MODEL to let a model decide, or lower ROUTER_TOOL_NEED_THRESHOLD",
+      });
+      if (verdict.needed) routing.needsTool = true;
     }
-    routing.needsTool = true;
-    needNote = `; ${why}`;
+    needNote = `; ${why}${verdict.needed ? "" : "; likely no tool needed (the selection decides)"}`;
   }
 
   const shown = semantic.slice(0, SUMMARY_CANDIDATES).map((c) => `${c.tool?.name ?? "?"} ${c.score.toFixed(2)}`);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { newPacket, Packet_State, RoutingCandidate_Source } from "@switchyard/packet";
 import type { RoutingCandidate, ToolDefinition } from "@switchyard/packet";
-import { EmbeddedIndex, LocalEmbedder, mulberry32, OpenAIEmbedder } from "@switchyard/retrieval";
+import { catalogStats, EmbeddedIndex, LocalEmbedder, mulberry32, OpenAIEmbedder } from "@switchyard/retrieval";
 import type { ScoredTool, ToolFilter, ToolIndex } from "@switchyard/retrieval";
 import { catalogTool as tool, filesystemTools, startScriptedOpenAIServer } from "@switchyard/test-fixtures";
 // the scripted OpenAI-compatible server is the test double of a remote embeddings API
@@ -143,7 +143,11 @@ describe("route fallback (embedder behind the scripted OpenAI-compatible server)
     server.script = { failWith: 503 };
     const packet = newPacket({ message: "list the files in notes" });
     packet.toolRouting!.needsTool = true; // as the intent stage leaves a request its rules recognise
-    const outcome = await routeStage(packet, { route: (req) => routeWithFallback(index, catalog, req, config) });
+    const outcome = await routeStage(packet, {
+      route: (req) => routeWithFallback(index, catalog, req, config),
+      catalogStats: () => catalogStats(TOOLS),
+      englishOnly: true,
+    });
     assert.deepEqual(outcome, { next: "select" });
     assert.equal(packet.state, Packet_State.SELECTING);
     assert.ok(names(packet.toolRouting?.candidates ?? []).includes("filesystem.list_directory"));

@@ -21,6 +21,8 @@ import {
   SelectedToolSchema,
   ToolExecutionResultSchema,
   ToolRoutingState_ExecutionStatus as Status,
+  Turn_Role,
+  TurnSchema,
 } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
 import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
@@ -47,7 +49,8 @@ interface Outcome {
 
 /** A packet as it ends after its last step, by default: completed, its read tool executed. */
 function finished(outcome: Outcome = {}): Packet {
-  const packet = newPacket({ message: "please read the file notes/todo.md" });
+  // the request's own words: what is learned
+  const packet = newPacket({ message: outcome.query || "please read the file notes/todo.md" });
   packet.intent!.query = outcome.query ?? "please read the file notes/todo.md";
   const routing = routingOf(packet);
   if (outcome.tool !== "") routing.selectedTool = create(SelectedToolSchema, { toolName: outcome.tool ?? READ });
@@ -79,6 +82,26 @@ describe("learning - what a packet teaches", () => {
 
   it("learning - without an intent query the prompt is the query", () => {
     assert.equal(lessonOf(finished({ query: "" }))?.query, "please read the file notes/todo.md");
+  });
+
+  it("learning - a step's own words are learned, never the router's query with earlier turns glued in front", () => {
+    const followUp = newPacket({
+      message: "the other one?",
+      history: [create(TurnSchema, { role: Turn_Role.USER, content: "read notes/todo.md" })],
+    });
+    followUp.intent!.steps = ["the other one?"];
+    followUp.intent!.query = "read notes/todo.md\nthe other one?\nthe other one?";
+    const routing = routingOf(followUp);
+    routing.selectedTool = create(SelectedToolSchema, { toolName: READ });
+    routing.executionStatus = Status.EXECUTED;
+    routing.executionResult = create(ToolExecutionResultSchema, { success: true });
+    finish(followUp, Packet_State.COMPLETED, "done: as scripted");
+    assert.equal(lessonOf(followUp), undefined, "a step that only points back teaches nothing");
+
+    const twoSteps = finished({ query: "list the notes folder, then read todo.md" });
+    twoSteps.intent!.steps = ["list the notes folder", "read todo.md"];
+    twoSteps.intent!.stepIndex = 1;
+    assert.deepEqual(lessonOf(twoSteps), { tool: READ, query: "read todo.md" });
   });
 });
 

@@ -10,9 +10,9 @@ import {
 import type { RoutingCandidate, ToolDefinition } from "@switchyard/packet";
 import { configSchema, defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
-import { LocalEmbedder } from "@switchyard/retrieval";
+import { catalogStats, LocalEmbedder } from "@switchyard/retrieval";
 import type { ToolNeedInput, ToolNeedScorer } from "@switchyard/retrieval";
-import { routeCandidates, routeStage } from "../src/route.js";
+import { candidate, routeCandidates, routeStage } from "../src/route.js";
 import type { RouteQuery, RouteStageDeps } from "../src/route.js";
 import { EmbeddedIndex } from "@switchyard/retrieval";
 import { catalogTool as tool, filesystemTools } from "@switchyard/test-fixtures";
@@ -23,6 +23,7 @@ const core: ToolDefinition[] = [
   tool({ name: "sandbox.python", description: "Run Python code in a sandbox for calculations.", core: true }),
 ];
 const CORE_NAMES = core.map((t) => t.name);
+const TOOLS = [...filesystemTools(), ...core];
 
 const names = (candidates: RoutingCandidate[]): string[] => candidates.map((c) => c.tool?.name ?? "");
 const semanticOf = (candidates: RoutingCandidate[]): RoutingCandidate[] =>
@@ -35,7 +36,7 @@ describe("route", () => {
     routeCandidates(index, core, req, settings);
 
   before(async () => {
-    await index.upsert([...filesystemTools(), ...core]);
+    await index.upsert(TOOLS);
   });
 
   describe("routeCandidates", () => {
@@ -177,6 +178,8 @@ describe("route", () => {
             calls.push(req);
             return route(req).then((candidates) => ({ candidates, warnings: [] }));
           },
+          catalogStats: () => catalogStats(TOOLS),
+          englishOnly: true,
         },
       };
     };
@@ -231,25 +234,50 @@ describe("route", () => {
       const asked: ToolNeedInput[] = [];
       const model: ToolNeedScorer = {
         probability: (input) => (asked.push(input), probability),
-        relevance: () => ({ top: 0.5, coverage: 0.25, bestCoverage: 0.25, name: 0, unexplained: 3, words: 4 }),
+        relevance: () => ({ top: 0.5, coverage: 0.25, bestCoverage: 0.25, name: 0, unexplained: 3, words: 4, gap: 0.1 }),
       };
       return { asked, model };
     };
 
-    it("route - the tool-need gate ends a packet whose message needs none of the candidates", async () => {
+    it("route - the tool-need gate records that a message needs none of the candidates, and leaves the ending to selection", async () => {
       const packet = newPacket({ message: "write a poem about the files of my life" });
+      intentOf(packet).detectedBy = "default:no-indicator";
       const { asked, model } = scorer(0.2);
       const outcome = await routeStage(packet, { ...recording().deps, toolNeed: { model, threshold: 0.5 } });
-      assert.deepEqual(outcome, { done: true });
+      assert.deepEqual(outcome, { next: "select" }, "a selection model may still find a tool");
       assert.equal(asked.length, 1);
       assert.equal(asked[0]?.requested, false);
       assert.equal(asked[0]?.allowList, false);
-      assert.equal(packet.state, Packet_State.COMPLETED);
-      assert.match(packet.stateReason, /^no tool needed: tool-need probability 0\.20 < 0\.50 \(best match filesystem\.\w+ 0\.\d\d\); .*lower ROUTER_TOOL_NEED_THRESHOLD$/);
-      assert.equal(packet.toolRouting?.executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
+      assert.equal(asked[0]?.rule, "default:no-indicator");
+      assert.equal(asked[0]?.catalog.tools, TOOLS.length, "relevance is normalised by this catalog");
+      const verdict = packet.toolRouting?.toolNeed;
+      assert.deepEqual([verdict?.needed, verdict?.probability, verdict?.threshold], [false, 0.2, 0.5]);
+      assert.match(verdict?.reason ?? "", /^no tool needed: tool-need probability 0\.20 < 0\.50 \(best match filesystem\.\w+ 0\.\d\d\); .*set SELECTOR_MODEL.*lower ROUTER_TOOL_NEED_THRESHOLD$/);
       assert.equal(packet.toolRouting?.needsTool, false);
       const entry = packet.reasoning?.reflectionLog.at(-1);
-      assert.match(entry?.summary ?? "", /^no tool needed for "write a poem about the files of my life": tool-need probability 0\.20; .* covers 25% of the message's content words/);
+      assert.match(entry?.summary ?? "", /tool-need probability 0\.20; .* covers 25% of the message's content words; likely no tool needed/);
+    });
+
+    it("route - a message in a language the offline embedder cannot read is not judged: it is marked unroutable offline", async () => {
+      const list = TOOLS.find((t) => t.name === "filesystem.list_directory")!;
+      const found = async () => ({ candidates: [candidate(list, 0.3, RoutingCandidate_Source.SEMANTIC)], warnings: [] });
+      const { asked, model } = scorer(0.9);
+      const deps = { ...recording().deps, route: found, toolNeed: { model, threshold: 0.5 } };
+      const packet = newPacket({ message: "lis los archivos en la carpeta notes" });
+      assert.deepEqual(await routeStage(packet, deps), { next: "select" }, "a selection model gets the candidates");
+      assert.equal(asked.length, 0);
+      const verdict = packet.toolRouting?.toolNeed;
+      assert.deepEqual([verdict?.needed, verdict?.unreadLanguage], [false, "Spanish"]);
+      assert.match(verdict?.reason ?? "", /^cannot route a message in Spanish offline: .*EMBEDDINGS_BASE_URL.*SELECTOR_MODEL/);
+      // an embeddings endpoint reads it: the gate judges it like any other message
+      const other = newPacket({ message: "lis los archivos en la carpeta notes" });
+      await routeStage(other, { ...deps, englishOnly: false });
+      assert.equal(asked.length, 1);
+      assert.deepEqual([other.toolRouting?.toolNeed?.needed, other.toolRouting?.toolNeed?.unreadLanguage], [true, ""]);
+      // offline with no candidate at all, the packet ends here with that reason, never "no tool"
+      const none = newPacket({ message: "lis los archivos en la carpeta notes" });
+      assert.deepEqual(await routeStage(none, { ...recording().deps }), { done: true });
+      assert.match(none.stateReason, /^cannot route a message in Spanish offline: .* found no candidate; configure an embeddings endpoint/);
     });
 
     it("route - the tool-need gate lets a likely message through and marks it as needing a tool", async () => {
@@ -258,6 +286,7 @@ describe("route", () => {
       assert.deepEqual(await routeStage(packet, { ...recording().deps, toolNeed: { model, threshold: 0.5 } }), { next: "select" });
       assert.equal(asked[0]?.allowList, true);
       assert.equal(packet.toolRouting?.needsTool, true);
+      assert.equal(packet.toolRouting?.toolNeed?.needed, true);
       assert.match(packet.reasoning?.reflectionLog.at(-1)?.summary ?? "", /tool-need probability 0\.80/);
     });
 
@@ -267,13 +296,14 @@ describe("route", () => {
       const { asked, model } = scorer(0);
       assert.deepEqual(await routeStage(packet, { ...recording().deps, toolNeed: { model, threshold: 0.5 } }), { next: "select" });
       assert.equal(asked.length, 0);
+      assert.equal(packet.toolRouting?.toolNeed, undefined, "the rule decided, not the gate");
     });
 
     it("route - stage ends the packet when no tool in the catalog matches, saying how many tools it searched", async () => {
       const packet = newPacket({ message: "tell me a joke" });
       const { deps } = recording();
       const searched = (req: RouteQuery) => deps.route(req).then((result) => ({ ...result, searched: 12 }));
-      assert.deepEqual(await routeStage(packet, { route: searched }), { done: true });
+      assert.deepEqual(await routeStage(packet, { ...deps, route: searched }), { done: true });
       assert.equal(packet.state, Packet_State.COMPLETED);
       assert.equal(packet.stateReason, "no tool matched the request in the catalog (12 tools)");
       assert.equal(packet.toolRouting?.executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
@@ -292,7 +322,7 @@ describe("route", () => {
         ROUTER_MIN_SCORE: 0.1,
         ROUTER_SCORE_THRESHOLD: 0.35,
         ROUTER_MAX_CANDIDATES: 10,
-        ROUTER_TOOL_NEED_THRESHOLD: 0.5,
+        ROUTER_TOOL_NEED_THRESHOLD: 0.15,
         ROUTER_DENSE_WEIGHT: 0.4,
         QDRANT_COLLECTION: "switchyard-tools",
         QDRANT_TIMEOUT_MS: 5000,

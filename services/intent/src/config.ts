@@ -18,7 +18,11 @@ export const configSchema = {
      * them) when the request asked for no domains itself.
      */
     INTENT_DOMAIN_FILTER: { type: "boolean", default: false },
-    /** Model that judges, after the plan's last step, whether the results answer the request (continuation.ts); empty: the plan decides. */
+    /**
+     * Model asked whether a message the rules leave undecided needs a tool (model-tool-need.ts), and,
+     * after the plan's last step, whether the results answer the request (continuation.ts); empty: the
+     * router's tool-need gate and the plan decide.
+     */
     INTENT_MODEL: { type: "string", default: "" },
     INTENT_TEMPERATURE: { type: "number", minimum: 0, maximum: 2, default: 0 },
     ...llmConfigProperties,

@@ -6,3 +6,5 @@ export type { Config } from "./config.js";
 export { detectToolNeed } from "./detect.js";
 export type { ToolNeed } from "./detect.js";
 export { judgeContinuation } from "./continuation.js";
+export { askToolNeed } from "./model-tool-need.js";
+export type { ModelToolNeed } from "./model-tool-need.js";

@@ -22,6 +22,7 @@ import type { Config } from "./config.js";
 import { detectToolNeed } from "./detect.js";
 import { detectDomains } from "./domains.js";
 import type { ToolNeed } from "./detect.js";
+import type { ModelToolNeed } from "./model-tool-need.js";
 import { splitSteps } from "./steps.js";
 import { mentionedTool } from "./tool-mentions.js";
 
@@ -34,10 +35,12 @@ export const REFLECTION_STEP = "intent";
  * Runs the stage on `packet` (mutating it): `{ next: "route" }` when a step is
  * to be routed, `{ done: true }` when the packet has ended (its state and
  * reflection log say how). A packet that is already final is left alone.
+ * `judged`: the intent model's verdict on a message the rules left undecided
+ * (model-tool-need.ts), which settles it.
  */
-export function intentStage(packet: Packet, config: Config, catalog: IntentCatalog = NO_CATALOG): StageOutcome {
+export function intentStage(packet: Packet, config: Config, catalog: IntentCatalog = NO_CATALOG, judged?: ModelToolNeed): StageOutcome {
   if (isFinal(packet.state)) return { done: true };
-  return intentOf(packet).steps.length === 0 ? firstPass(packet, config, catalog) : reinjectedPass(packet, config);
+  return intentOf(packet).steps.length === 0 ? firstPass(packet, config, catalog, judged) : reinjectedPass(packet, config);
 }
 
 /** What the stage knows of the catalog: the tool names, so a message that names a tool is routed. */
@@ -70,23 +73,28 @@ export function decideToolNeed(prompt: string, history: readonly Turn[], catalog
   return need;
 }
 
-function firstPass(packet: Packet, config: Config, catalog: IntentCatalog): StageOutcome {
+function firstPass(packet: Packet, config: Config, catalog: IntentCatalog, judged?: ModelToolNeed): StageOutcome {
   const content = contentOf(packet);
   const intent = intentOf(packet);
   const routing = routingOf(packet);
   const prompt = content.originalPrompt;
-  const need = decideToolNeed(prompt, content.history, catalog);
+  const byRules = decideToolNeed(prompt, content.history, catalog);
+  const rulesVerdict = verdictOf(byRules, prompt);
+  // The model is heard only where the rules left the message undecided.
+  const byModel = rulesVerdict === "undecided" ? judged : undefined;
+  const need: ToolNeed = byModel ?? byRules;
+  const verdict = byModel ? (byModel.needsTool ? "tool" : "chat") : rulesVerdict;
   intent.detectedBy = need.rule;
   intent.domains = detectDomains(prompt, content.history);
-  const verdict = verdictOf(need, prompt);
 
   if (verdict === "chat") {
+    const why = byModel ? `${byModel.rule.replace(/^model:/, "model ")}: ${byModel.reason}` : whyNoTool(need.rule);
     intent.userIntent = "chat";
     routing.needsTool = false;
     routing.routingRequested = false;
     routing.executionStatus = Status.SKIPPED;
-    addReflection(packet, { step: REFLECTION_STEP, summary: `no tool needed (${need.rule}): ${whyNoTool(need.rule)}` });
-    finish(packet, Packet_State.COMPLETED, `no tool needed: ${whyNoTool(need.rule)}`);
+    addReflection(packet, { step: REFLECTION_STEP, summary: `no tool needed (${need.rule}): ${why}` });
+    finish(packet, Packet_State.COMPLETED, `no tool needed: ${why}`);
     return { done: true };
   }
 
@@ -103,7 +111,11 @@ function firstPass(packet: Packet, config: Config, catalog: IntentCatalog): Stag
   const restricted = restrictToDetectedDomains(packet, config);
   const domains = intent.domains.length > 0 ? `; domains: ${intent.domains.join(", ")}` : "";
   const verdictNote =
-    verdict === "tool" ? `tool needed (${need.rule})` : `tool need undecided (${need.rule}), the router decides`;
+    verdict !== "tool"
+      ? `tool need undecided (${need.rule}), the router decides`
+      : byModel
+        ? `tool needed (${need.rule}: ${byModel.reason})`
+        : `tool needed (${need.rule})`;
   addReflection(packet, {
     step: REFLECTION_STEP,
     summary:
@@ -247,6 +259,7 @@ function clearStep(routing: ToolRoutingState): void {
   routing.dryRun = false;
   routing.executionStatus = Status.PENDING;
   routing.executionResult = undefined;
+  routing.toolNeed = undefined;
 }
 
 function whyNoTool(rule: string): string {

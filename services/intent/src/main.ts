@@ -1,4 +1,4 @@
-// Wiring only: settings → NATS → tool names from the catalog → (the model's continuation judgement) → the intent stage → drain on SIGTERM.
+// Wiring only: settings → NATS → tool names from the catalog → (the model: continuation, tool need) → the intent stage → drain on SIGTERM.
 import { CATALOG_BUCKET, catalogKey, followCatalog, openBucket } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
 import { modelClientFor } from "@switchyard/llm";
@@ -7,6 +7,7 @@ import { configSchema } from "./config.js";
 import type { Config } from "./config.js";
 import { judgeContinuation } from "./continuation.js";
 import { intentStage } from "./intent.js";
+import { askToolNeed } from "./model-tool-need.js";
 
 exitOnSettingsError("intent");
 const config = readConfig<Config>(configSchema, process.env);
@@ -19,8 +20,10 @@ const follower = await followCatalog(await openBucket(service.nc, CATALOG_BUCKET
 service.onStop(() => follower.stop());
 drainOnSignals(service);
 const model = modelClientFor(config, config.INTENT_MODEL);
+const catalog = { toolNames: () => toolNames.values() };
 await runStage(service, "intent", async (packet) => {
-  if (model) await judgeContinuation(packet, model, config);
-  return intentStage(packet, config, { toolNames: () => toolNames.values() });
+  if (!model) return intentStage(packet, config, catalog);
+  await judgeContinuation(packet, model, config);
+  return intentStage(packet, config, catalog, await askToolNeed(packet, model, config, catalog));
 });
 service.setReady(true);

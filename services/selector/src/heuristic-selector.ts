@@ -79,6 +79,7 @@ export function heuristicSelector(config: Config): Selector {
 
 /** Every candidate as a choice, best first, each with its own arguments, confidence and reasoning. */
 export function heuristicSelect(request: SelectionRequest, config: Config): Selection {
+  if (request.notNeeded) return { choices: [], reasoning: `The router found no need for a tool: ${request.notNeeded}.`, noToolReason: request.notNeeded };
   const ranked = scoreCandidates(request, config);
   if (ranked.length === 0) return { choices: [], reasoning: "No candidate tools to choose from." };
   const choices = ranked.map((s): Choice => ({

@@ -40,7 +40,8 @@ export async function selectStageWith(packet: Packet, config: Config, selector: 
 /** The text to act on (current step, else query, else original prompt), its fallbacks, and the candidates. */
 export function selectionRequestOf(packet: Packet): SelectionRequest {
   const [text = "", ...fallbackTexts] = requestTexts(packet);
-  return { text, fallbackTexts, candidates: routingOf(packet).candidates };
+  const { candidates, toolNeed } = routingOf(packet);
+  return { text, fallbackTexts, candidates, ...(toolNeed && !toolNeed.needed ? { notNeeded: toolNeed.reason } : {}) };
 }
 
 /** Writes a selector's answer onto the packet under the stage's rules (see the module comment). */
@@ -76,7 +77,11 @@ export function applySelection(
       step: STEP,
       summary: `No tool selected (${selectorKind}) among ${request.candidates.length} candidates: ${selection.reasoning}${outsideNote}`,
     });
-    finish(packet, Packet_State.COMPLETED, `no tool selected among ${request.candidates.length} candidates: ${selection.reasoning}${outsideNote}`);
+    finish(
+      packet,
+      Packet_State.COMPLETED,
+      selection.noToolReason ?? `no tool selected among ${request.candidates.length} candidates: ${selection.reasoning}${outsideNote}`,
+    );
     return { done: true };
   }
 

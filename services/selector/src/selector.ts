@@ -15,6 +15,12 @@ export interface SelectionRequest {
   fallbackTexts: string[];
   /** The only tools that may be chosen. */
   candidates: RoutingCandidate[];
+  /**
+   * The router's offline verdict that the message needs none of the candidates, when it gave
+   * one (the packet's ToolNeedVerdict reason): a selector without a model takes it, a model
+   * decides for itself.
+   */
+  notNeeded?: string;
 }
 
 /** One tool call the selector proposes. */
@@ -33,6 +39,8 @@ export interface Selection {
   reasoning: string;
   /** Who answered, when not the selector itself: "heuristic, because the model …" (a model selector's fallback). */
   answeredBy?: string;
+  /** With no choices: the packet's state reason as is, when it is not "no tool selected among the candidates". */
+  noToolReason?: string;
 }
 
 export interface Selector {

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { intentOf, newPacket, Packet_State, routingOf, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import { create } from "@bufbuild/protobuf";
+import { intentOf, newPacket, Packet_State, routingOf, ToolNeedVerdictSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, RoutingCandidate } from "@switchyard/packet";
 import { candidates } from "@switchyard/test-fixtures";
 import { defaultConfig } from "../src/config.js";
@@ -204,6 +205,29 @@ describe("selector - selectStageWith", () => {
     await selectStageWith(b, config, heuristicSelector(config));
     assert.deepEqual(routingOf(b).selectedTool, routingOf(a).selectedTool);
     assert.deepEqual(routingOf(b).alternativeTools, routingOf(a).alternativeTools);
+  });
+
+  it("selector - the router's 'no tool needed' ends the packet for the heuristic; any other selector still sees the candidates", async () => {
+    const reason = "no tool needed: tool-need probability 0.05 < 0.15 (best match filesystem.read_text_file 0.74); …";
+    const gated = (p: Packet) => (routingOf(p).toolNeed = create(ToolNeedVerdictSchema, { needed: false, probability: 0.05, threshold: 0.15, reason }));
+    const offline = packetFor("please read the file notes/todo.md", candidates(READ_REQUEST_CANDIDATES), gated);
+    assert.deepEqual(await selectStageWith(offline, config, heuristicSelector(config)), { done: true });
+    assert.equal(offline.stateReason, reason);
+    assert.equal(routingOf(offline).executionStatus, ToolRoutingState_ExecutionStatus.SKIPPED);
+
+    const seen: string[][] = [];
+    const model: Selector = {
+      kind: "scripted model",
+      select: (request) => {
+        seen.push(request.candidates.map((c) => c.tool?.name ?? ""));
+        assert.equal(request.notNeeded, reason, "it is told, and decides for itself");
+        return { choices: [{ toolName: "filesystem.read_text_file", params: { path: "notes/todo.md" }, confidence: 0.9, reasoning: "a file" }], reasoning: "a file" };
+      },
+    };
+    const withModel = packetFor("please read the file notes/todo.md", candidates(READ_REQUEST_CANDIDATES), gated);
+    assert.deepEqual(await selectStageWith(withModel, config, model), { next: "review" });
+    assert.equal(seen[0]?.length, Object.keys(READ_REQUEST_CANDIDATES).length);
+    assert.equal(routingOf(withModel).selectedTool?.toolName, "filesystem.read_text_file");
   });
 
   it("selector - a choice outside the candidates is never selected", async () => {

@@ -18,7 +18,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/packet.proto.
  */
 export const file_switchyard_v1_packet: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSKQBAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCSK6AQoFU3RhdGUSDAoIUkVDRUlWRUQQABIUChBERVRFQ1RJTkdfSU5URU5UEAESCwoHUk9VVElORxACEg0KCVNFTEVDVElORxADEg0KCVJFVklFV0lORxAEEg0KCUVYRUNVVElORxAFEg4KClJFSU5KRUNURUQQBhINCglDT01QTEVURUQQBxIVChFBV0FJVElOR19BUFBST1ZBTBAIEhEKDUFXQUlUSU5HX1VTRVIQCRIKCgZGQUlMRUQQCiL1AQoMUGFja2V0SGVhZGVyEhEKCXBhY2tldF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA2hvcBgFIAEoDRITCgt0cmFjZXBhcmVudBgGIAEoCRIOCgZ0ZW5hbnQYByABKAkSLAoIZGVhZGxpbmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrQBCg1QYWNrZXRDb250ZW50EhcKD29yaWdpbmFsX3Byb21wdBgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEi0KC2RhdGFfZmllbGRzGAMgAygLMhguc3dpdGNoeWFyZC52MS5EYXRhRmllbGQSFQoNYWxsb3dlZF90b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJInYKBFR1cm4SJgoEcm9sZRgBIAEoDjIYLnN3aXRjaHlhcmQudjEuVHVybi5Sb2xlEg8KB2NvbnRlbnQYAiABKAkiNQoEUm9sZRIICgRVU0VSEAASDQoJQVNTSVNUQU5UEAESCgoGU1lTVEVNEAISCAoEVE9PTBADIl0KCURhdGFGaWVsZBILCgNrZXkYASABKAkSJQoFdmFsdWUYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdHlwZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkidQoGSW50ZW50EhMKC3VzZXJfaW50ZW50GAEgASgJEg0KBXF1ZXJ5GAIgASgJEg0KBXN0ZXBzGAMgAygJEhIKCnN0ZXBfaW5kZXgYBCABKA0SEwoLZGV0ZWN0ZWRfYnkYBSABKAkSDwoHZG9tYWlucxgGIAMoCSK4BQoQVG9vbFJvdXRpbmdTdGF0ZRISCgpuZWVkc190b29sGAEgASgIEhkKEXJvdXRpbmdfcmVxdWVzdGVkGAIgASgIEjMKCmNhbmRpZGF0ZXMYAyADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUSMgoNc2VsZWN0ZWRfdG9vbBgEIAEoCzIbLnN3aXRjaHlhcmQudjEuU2VsZWN0ZWRUb29sEjYKEWFsdGVybmF0aXZlX3Rvb2xzGAUgAygLMhsuc3dpdGNoeWFyZC52MS5TZWxlY3RlZFRvb2wSGQoRcmV2aWV3X2NvbmZpZGVuY2UYBiABKAESGAoQcmV2aWV3X3JlYXNvbmluZxgHIAEoCRJJChBleGVjdXRpb25fc3RhdHVzGAggASgOMi8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlLkV4ZWN1dGlvblN0YXR1cxI8ChBleGVjdXRpb25fcmVzdWx0GAkgASgLMiIuc3dpdGNoeWFyZC52MS5Ub29sRXhlY3V0aW9uUmVzdWx0EhkKEXJlaW5qZWN0aW9uX2NvdW50GAogASgNEhgKEG1heF9yZWluamVjdGlvbnMYCyABKA0SDwoHZHJ5X3J1bhgMIAEoCBIpCghhcHByb3ZhbBgNIAEoCzIXLnN3aXRjaHlhcmQudjEuQXBwcm92YWwSJgoFY2FsbHMYDiADKAsyFy5zd2l0Y2h5YXJkLnYxLlRvb2xDYWxsIn0KD0V4ZWN1dGlvblN0YXR1cxILCgdQRU5ESU5HEAASFwoTQVdBSVRJTkdfQ09ORklERU5DRRABEgwKCEFQUFJPVkVEEAISDAoIRVhFQ1VURUQQAxIKCgZGQUlMRUQQBBILCgdTS0lQUEVEEAUSDwoLVVNFUl9ERU5JRUQQBiKBAwoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRItCgxpbnB1dF9zY2hlbWEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ej0KC3NpZGVfZWZmZWN0GAQgASgOMiguc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbi5TaWRlRWZmZWN0Eg4KBnNlcnZlchgFIAEoCRIYChBzZXJ2ZXJfdG9vbF9uYW1lGAYgASgJEgwKBGNvcmUYByABKAgSEAoIZXhhbXBsZXMYCCADKAkSDAoEcG9vbBgJIAEoCRIPCgdkb21haW5zGAogAygJEhAKCHBpbl9oYXNoGAsgASgJEhMKC3F1YXJhbnRpbmVkGAwgASgIEg0KBWZsYWdzGA0gAygJEg8KB3RlbmFudHMYDiADKAkiLgoKU2lkZUVmZmVjdBIICgRSRUFEEAASCQoFV1JJVEUQARILCgdFWEVDVVRFEAIitAEKEFJvdXRpbmdDYW5kaWRhdGUSKwoEdG9vbBgBIAEoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24SDQoFc2NvcmUYAiABKAESNgoGc291cmNlGAMgASgOMiYuc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlLlNvdXJjZSIsCgZTb3VyY2USDAoIU0VNQU5USUMQABIICgRDT1JFEAESCgoGUElOTkVEEAIihQEKDFNlbGVjdGVkVG9vbBIRCgl0b29sX25hbWUYASABKAkSJwoGcGFyYW1zGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIbChNzZWxlY3Rpb25fcmVhc29uaW5nGAMgASgJEhwKFHNlbGVjdGlvbl9jb25maWRlbmNlGAQgASgBIq8BCghBcHByb3ZhbBIRCgljYWxsX2hhc2gYASABKAkSMAoMcmVxdWVzdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpncmFudGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJfCghUb29sQ2FsbBIRCgl0b29sX25hbWUYASABKAkSEQoJY2FsbF9oYXNoGAIgASgJEgsKA2hvcBgDIAEoDRIPCgdzdWNjZXNzGAQgASgIEg8KB2RyeV9ydW4YBSABKAgieAoTVG9vbEV4ZWN1dGlvblJlc3VsdBIPCgdzdWNjZXNzGAEgASgIEiYKBm91dHB1dBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRINCgVlcnJvchgDIAEoCRIZChFleGVjdXRpb25fdGltZV9tcxgEIAEoDSJ4CglSZWFzb25pbmcSOQoOcmVmbGVjdGlvbl9sb2cYASADKAsyIS5zd2l0Y2h5YXJkLnYxLlJlZmxlY3Rpb25Mb2dFbnRyeRIwCglza2V0Y2hwYWQYAiADKAsyHS5zd2l0Y2h5YXJkLnYxLlNrZXRjaHBhZEVudHJ5IoQBChJSZWZsZWN0aW9uTG9nRW50cnkSDAoEc3RlcBgBIAEoCRIPCgdzdW1tYXJ5GAIgASgJEhIKCmNvbmZpZGVuY2UYAyABKAESJgoCYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2R1cmF0aW9uX21zGAUgASgNIl0KDlNrZXRjaHBhZEVudHJ5EgwKBHNsb3QYASABKAkSJwoHY29udGVudBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIUCgxjb250ZW50X3R5cGUYAyABKAkiegoDSG9wEg8KB3NlcnZpY2UYASABKAkSEAoIaW5zdGFuY2UYAiABKAkSCwoDaG9wGAMgASgNEi4KCnN0YXJ0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2R1cmF0aW9uX21zGAUgASgBYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSKQBAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCSK6AQoFU3RhdGUSDAoIUkVDRUlWRUQQABIUChBERVRFQ1RJTkdfSU5URU5UEAESCwoHUk9VVElORxACEg0KCVNFTEVDVElORxADEg0KCVJFVklFV0lORxAEEg0KCUVYRUNVVElORxAFEg4KClJFSU5KRUNURUQQBhINCglDT01QTEVURUQQBxIVChFBV0FJVElOR19BUFBST1ZBTBAIEhEKDUFXQUlUSU5HX1VTRVIQCRIKCgZGQUlMRUQQCiL1AQoMUGFja2V0SGVhZGVyEhEKCXBhY2tldF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA2hvcBgFIAEoDRITCgt0cmFjZXBhcmVudBgGIAEoCRIOCgZ0ZW5hbnQYByABKAkSLAoIZGVhZGxpbmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrQBCg1QYWNrZXRDb250ZW50EhcKD29yaWdpbmFsX3Byb21wdBgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEi0KC2RhdGFfZmllbGRzGAMgAygLMhguc3dpdGNoeWFyZC52MS5EYXRhRmllbGQSFQoNYWxsb3dlZF90b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJInYKBFR1cm4SJgoEcm9sZRgBIAEoDjIYLnN3aXRjaHlhcmQudjEuVHVybi5Sb2xlEg8KB2NvbnRlbnQYAiABKAkiNQoEUm9sZRIICgRVU0VSEAASDQoJQVNTSVNUQU5UEAESCgoGU1lTVEVNEAISCAoEVE9PTBADIl0KCURhdGFGaWVsZBILCgNrZXkYASABKAkSJQoFdmFsdWUYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdHlwZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkidQoGSW50ZW50EhMKC3VzZXJfaW50ZW50GAEgASgJEg0KBXF1ZXJ5GAIgASgJEg0KBXN0ZXBzGAMgAygJEhIKCnN0ZXBfaW5kZXgYBCABKA0SEwoLZGV0ZWN0ZWRfYnkYBSABKAkSDwoHZG9tYWlucxgGIAMoCSLrBQoQVG9vbFJvdXRpbmdTdGF0ZRISCgpuZWVkc190b29sGAEgASgIEhkKEXJvdXRpbmdfcmVxdWVzdGVkGAIgASgIEjMKCmNhbmRpZGF0ZXMYAyADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUSMgoNc2VsZWN0ZWRfdG9vbBgEIAEoCzIbLnN3aXRjaHlhcmQudjEuU2VsZWN0ZWRUb29sEjYKEWFsdGVybmF0aXZlX3Rvb2xzGAUgAygLMhsuc3dpdGNoeWFyZC52MS5TZWxlY3RlZFRvb2wSGQoRcmV2aWV3X2NvbmZpZGVuY2UYBiABKAESGAoQcmV2aWV3X3JlYXNvbmluZxgHIAEoCRJJChBleGVjdXRpb25fc3RhdHVzGAggASgOMi8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlLkV4ZWN1dGlvblN0YXR1cxI8ChBleGVjdXRpb25fcmVzdWx0GAkgASgLMiIuc3dpdGNoeWFyZC52MS5Ub29sRXhlY3V0aW9uUmVzdWx0EhkKEXJlaW5qZWN0aW9uX2NvdW50GAogASgNEhgKEG1heF9yZWluamVjdGlvbnMYCyABKA0SDwoHZHJ5X3J1bhgMIAEoCBIpCghhcHByb3ZhbBgNIAEoCzIXLnN3aXRjaHlhcmQudjEuQXBwcm92YWwSJgoFY2FsbHMYDiADKAsyFy5zd2l0Y2h5YXJkLnYxLlRvb2xDYWxsEjEKCXRvb2xfbmVlZBgPIAEoCzIeLnN3aXRjaHlhcmQudjEuVG9vbE5lZWRWZXJkaWN0In0KD0V4ZWN1dGlvblN0YXR1cxILCgdQRU5ESU5HEAASFwoTQVdBSVRJTkdfQ09ORklERU5DRRABEgwKCEFQUFJPVkVEEAISDAoIRVhFQ1VURUQQAxIKCgZGQUlMRUQQBBILCgdTS0lQUEVEEAUSDwoLVVNFUl9ERU5JRUQQBiJyCg9Ub29sTmVlZFZlcmRpY3QSDgoGbmVlZGVkGAEgASgIEhMKC3Byb2JhYmlsaXR5GAIgASgBEhEKCXRocmVzaG9sZBgDIAEoARIOCgZyZWFzb24YBCABKAkSFwoPdW5yZWFkX2xhbmd1YWdlGAUgASgJIoEDCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi0KDGlucHV0X3NjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSPQoLc2lkZV9lZmZlY3QYBCABKA4yKC5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uLlNpZGVFZmZlY3QSDgoGc2VydmVyGAUgASgJEhgKEHNlcnZlcl90b29sX25hbWUYBiABKAkSDAoEY29yZRgHIAEoCBIQCghleGFtcGxlcxgIIAMoCRIMCgRwb29sGAkgASgJEg8KB2RvbWFpbnMYCiADKAkSEAoIcGluX2hhc2gYCyABKAkSEwoLcXVhcmFudGluZWQYDCABKAgSDQoFZmxhZ3MYDSADKAkSDwoHdGVuYW50cxgOIAMoCSIuCgpTaWRlRWZmZWN0EggKBFJFQUQQABIJCgVXUklURRABEgsKB0VYRUNVVEUQAiK0AQoQUm91dGluZ0NhbmRpZGF0ZRIrCgR0b29sGAEgASgLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbhINCgVzY29yZRgCIAEoARI2CgZzb3VyY2UYAyABKA4yJi5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUuU291cmNlIiwKBlNvdXJjZRIMCghTRU1BTlRJQxAAEggKBENPUkUQARIKCgZQSU5ORUQQAiKFAQoMU2VsZWN0ZWRUb29sEhEKCXRvb2xfbmFtZRgBIAEoCRInCgZwYXJhbXMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhsKE3NlbGVjdGlvbl9yZWFzb25pbmcYAyABKAkSHAoUc2VsZWN0aW9uX2NvbmZpZGVuY2UYBCABKAEirwEKCEFwcHJvdmFsEhEKCWNhbGxfaGFzaBgBIAEoCRIwCgxyZXF1ZXN0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmdyYW50ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KCFRvb2xDYWxsEhEKCXRvb2xfbmFtZRgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkSCwoDaG9wGAMgASgNEg8KB3N1Y2Nlc3MYBCABKAgSDwoHZHJ5X3J1bhgFIAEoCCJ4ChNUb29sRXhlY3V0aW9uUmVzdWx0Eg8KB3N1Y2Nlc3MYASABKAgSJgoGb3V0cHV0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEg0KBWVycm9yGAMgASgJEhkKEWV4ZWN1dGlvbl90aW1lX21zGAQgASgNIngKCVJlYXNvbmluZxI5Cg5yZWZsZWN0aW9uX2xvZxgBIAMoCzIhLnN3aXRjaHlhcmQudjEuUmVmbGVjdGlvbkxvZ0VudHJ5EjAKCXNrZXRjaHBhZBgCIAMoCzIdLnN3aXRjaHlhcmQudjEuU2tldGNocGFkRW50cnkihAEKElJlZmxlY3Rpb25Mb2dFbnRyeRIMCgRzdGVwGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEgoKY29uZmlkZW5jZRgDIAEoARImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKA0iXQoOU2tldGNocGFkRW50cnkSDAoEc2xvdBgBIAEoCRInCgdjb250ZW50GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhQKDGNvbnRlbnRfdHlwZRgDIAEoCSJ6CgNIb3ASDwoHc2VydmljZRgBIAEoCRIQCghpbnN0YW5jZRgCIAEoCRILCgNob3AYAyABKA0SLgoKc3RhcnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKAFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message switchyard.v1.Packet
@@ -487,6 +487,16 @@ export type ToolRoutingState = Message<"switchyard.v1.ToolRoutingState"> & {
    * @generated from field: repeated switchyard.v1.ToolCall calls = 14;
    */
   calls: ToolCall[];
+
+  /**
+   * The router's judgement of whether the current step's message needs one of
+   * its candidates, set when a rule did not already say so. Offline evidence: a
+   * selection model sees the candidates whatever it says and may answer "none";
+   * the heuristic selector ends the packet when `needed` is false.
+   *
+   * @generated from field: switchyard.v1.ToolNeedVerdict tool_need = 15;
+   */
+  toolNeed?: ToolNeedVerdict | undefined;
 };
 
 /**
@@ -543,6 +553,51 @@ export enum ToolRoutingState_ExecutionStatus {
  */
 export const ToolRoutingState_ExecutionStatusSchema: GenEnum<ToolRoutingState_ExecutionStatus> = /*@__PURE__*/
   enumDesc(file_switchyard_v1_packet, 6, 0);
+
+/**
+ * @generated from message switchyard.v1.ToolNeedVerdict
+ */
+export type ToolNeedVerdict = Message<"switchyard.v1.ToolNeedVerdict"> & {
+  /**
+   * @generated from field: bool needed = 1;
+   */
+  needed: boolean;
+
+  /**
+   * The tool-need model's probability, and the threshold it was held to.
+   *
+   * @generated from field: double probability = 2;
+   */
+  probability: number;
+
+  /**
+   * @generated from field: double threshold = 3;
+   */
+  threshold: number;
+
+  /**
+   * For a person: why, and what to do about a "not needed" ("name the file or
+   * tool, configure a selection model, or lower ROUTER_TOOL_NEED_THRESHOLD").
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * Set when the message is written in a language the router cannot read
+   * (English name, "Spanish"): not judged, and not routable offline.
+   *
+   * @generated from field: string unread_language = 5;
+   */
+  unreadLanguage: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ToolNeedVerdict.
+ * Use `create(ToolNeedVerdictSchema)` to create a new message.
+ */
+export const ToolNeedVerdictSchema: GenMessage<ToolNeedVerdict> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_packet, 7);
 
 /**
  * @generated from message switchyard.v1.ToolDefinition
@@ -651,7 +706,7 @@ export type ToolDefinition = Message<"switchyard.v1.ToolDefinition"> & {
  * Use `create(ToolDefinitionSchema)` to create a new message.
  */
 export const ToolDefinitionSchema: GenMessage<ToolDefinition> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 7);
+  messageDesc(file_switchyard_v1_packet, 8);
 
 /**
  * @generated from enum switchyard.v1.ToolDefinition.SideEffect
@@ -677,7 +732,7 @@ export enum ToolDefinition_SideEffect {
  * Describes the enum switchyard.v1.ToolDefinition.SideEffect.
  */
 export const ToolDefinition_SideEffectSchema: GenEnum<ToolDefinition_SideEffect> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 7, 0);
+  enumDesc(file_switchyard_v1_packet, 8, 0);
 
 /**
  * @generated from message switchyard.v1.RoutingCandidate
@@ -704,7 +759,7 @@ export type RoutingCandidate = Message<"switchyard.v1.RoutingCandidate"> & {
  * Use `create(RoutingCandidateSchema)` to create a new message.
  */
 export const RoutingCandidateSchema: GenMessage<RoutingCandidate> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 8);
+  messageDesc(file_switchyard_v1_packet, 9);
 
 /**
  * @generated from enum switchyard.v1.RoutingCandidate.Source
@@ -730,7 +785,7 @@ export enum RoutingCandidate_Source {
  * Describes the enum switchyard.v1.RoutingCandidate.Source.
  */
 export const RoutingCandidate_SourceSchema: GenEnum<RoutingCandidate_Source> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 8, 0);
+  enumDesc(file_switchyard_v1_packet, 9, 0);
 
 /**
  * @generated from message switchyard.v1.SelectedTool
@@ -762,7 +817,7 @@ export type SelectedTool = Message<"switchyard.v1.SelectedTool"> & {
  * Use `create(SelectedToolSchema)` to create a new message.
  */
 export const SelectedToolSchema: GenMessage<SelectedTool> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 9);
+  messageDesc(file_switchyard_v1_packet, 10);
 
 /**
  * @generated from message switchyard.v1.Approval
@@ -800,7 +855,7 @@ export type Approval = Message<"switchyard.v1.Approval"> & {
  * Use `create(ApprovalSchema)` to create a new message.
  */
 export const ApprovalSchema: GenMessage<Approval> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 10);
+  messageDesc(file_switchyard_v1_packet, 11);
 
 /**
  * @generated from message switchyard.v1.ToolCall
@@ -841,7 +896,7 @@ export type ToolCall = Message<"switchyard.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 11);
+  messageDesc(file_switchyard_v1_packet, 12);
 
 /**
  * @generated from message switchyard.v1.ToolExecutionResult
@@ -873,7 +928,7 @@ export type ToolExecutionResult = Message<"switchyard.v1.ToolExecutionResult"> &
  * Use `create(ToolExecutionResultSchema)` to create a new message.
  */
 export const ToolExecutionResultSchema: GenMessage<ToolExecutionResult> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 12);
+  messageDesc(file_switchyard_v1_packet, 13);
 
 /**
  * @generated from message switchyard.v1.Reasoning
@@ -895,7 +950,7 @@ export type Reasoning = Message<"switchyard.v1.Reasoning"> & {
  * Use `create(ReasoningSchema)` to create a new message.
  */
 export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 13);
+  messageDesc(file_switchyard_v1_packet, 14);
 
 /**
  * @generated from message switchyard.v1.ReflectionLogEntry
@@ -934,7 +989,7 @@ export type ReflectionLogEntry = Message<"switchyard.v1.ReflectionLogEntry"> & {
  * Use `create(ReflectionLogEntrySchema)` to create a new message.
  */
 export const ReflectionLogEntrySchema: GenMessage<ReflectionLogEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 14);
+  messageDesc(file_switchyard_v1_packet, 15);
 
 /**
  * @generated from message switchyard.v1.SketchpadEntry
@@ -961,7 +1016,7 @@ export type SketchpadEntry = Message<"switchyard.v1.SketchpadEntry"> & {
  * Use `create(SketchpadEntrySchema)` to create a new message.
  */
 export const SketchpadEntrySchema: GenMessage<SketchpadEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 15);
+  messageDesc(file_switchyard_v1_packet, 16);
 
 /**
  * @generated from message switchyard.v1.Hop
@@ -1002,5 +1057,5 @@ export type Hop = Message<"switchyard.v1.Hop"> & {
  * Use `create(HopSchema)` to create a new message.
  */
 export const HopSchema: GenMessage<Hop> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 16);
+  messageDesc(file_switchyard_v1_packet, 17);
 

@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { calibrationOf, reliabilityChart } from "../src/calibration.js";
+
+const calls = (confidence: number, right: number, wrong: number) => [
+  ...Array.from({ length: right }, () => ({ confidence, correct: true })),
+  ...Array.from({ length: wrong }, () => ({ confidence, correct: false })),
+];
+
+describe("calibration", () => {
+  it("calibration - a confidence that says how often it is right has an ECE of 0", () => {
+    const result = calibrationOf([...calls(0.25, 1, 3), ...calls(0.75, 3, 1)], 0.7);
+    assert.equal(result.ece, 0);
+    assert.deepEqual(result.atThreshold, { threshold: 0.7, n: 4, right: 0.75 });
+    assert.deepEqual(result.skipped, { n: 4, right: 1 });
+    assert.deepEqual(result.bins[2], { lo: 0.2, hi: 0.3, n: 4, confidence: 0.25, accuracy: 0.25 });
+    assert.deepEqual(result.bins[0], { lo: 0, hi: 0.1, n: 0, confidence: null, accuracy: null });
+  });
+
+  it("calibration - ECE weighs each bin's gap by its share of the calls", () => {
+    // 8 calls at 0.5 all right (gap 0.5), 2 calls at 0.95 all right (gap 0.05)
+    const result = calibrationOf([...calls(0.5, 8, 0), ...calls(0.95, 2, 0)], 0.7);
+    assert.equal(result.ece, Math.round((0.8 * 0.5 + 0.2 * 0.05) * 10_000) / 10_000);
+    assert.equal(result.bins[9]!.n, 2, "1.0 and 0.95 fall in the last bin");
+    assert.deepEqual(result.skipped, { n: 8, right: 8 });
+  });
+
+  it("calibration - the reliability diagram has a point per filled bin, the diagonal and an escaped legend", () => {
+    const svg = reliabilityChart([{ dataset: "a<b", calibration: calibrationOf([...calls(0.25, 1, 3), ...calls(0.75, 3, 1)], 0.7) }]);
+    assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.equal((svg.match(/<circle /g) ?? []).length, 2);
+    assert.match(svg, /stroke-dasharray/);
+    assert.match(svg, /a&lt;b \(ECE 0\.000\)/);
+  });
+});
