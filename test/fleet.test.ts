@@ -70,6 +70,17 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     assert.match(packet.stateReason, /^no tool needed: small talk/);
   });
 
+  // Before the tests whose calls the router learns from: their examples move the scores of the listing tools.
+  it("fleet - a later step inherits the folder an earlier step listed: \"list the notes folder, then read todo.md\"", async () => {
+    const { json: packet } = await t.post("/v1/packets", { message: "list the notes folder, then read todo.md" });
+    assert.equal(packet.stateReason, "done: all 2 steps ran", reflections(packet));
+    const results = packet.content.dataFields.filter((f: any) => f.key === "tool_result").map((f: any) => f.value);
+    assert.deepEqual(results.map((r: any) => [r.tool, r.params.path, r.success]), [
+      ["filesystem.list_directory", "notes", true],
+      ["filesystem.read_text_file", "notes/todo.md", true],
+    ]);
+  });
+
   it("fleet - a question the tool-need gate turns down says so, with the numbers and what to change", async () => {
     const { json: packet } = await t.post("/v1/packets", { message: "explain recursion like I'm five" });
     assert.equal(packet.state, "COMPLETED", reflections(packet));

@@ -7,7 +7,9 @@
  * - only candidates can be selected; a choice naming any other tool is dropped;
  * - arguments that fail validation cap the selection confidence at 0.5 and are named in the
  *   selection reasoning (the reviewer refuses such a call);
- * - no candidates, or no choice left, ends the packet COMPLETED with the tool SKIPPED.
+ * - no candidates, or no choice left, ends the packet COMPLETED with the tool SKIPPED;
+ * - a bare file name in the chosen call's path arguments takes the folder an earlier step of
+ *   the packet listed it in (earlier-steps.ts).
  */
 import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
@@ -16,6 +18,7 @@ import type { Packet, RoutingCandidate, SelectedTool, StageOutcome } from "@swit
 import { requestTexts } from "@switchyard/request-text";
 import { describeErrors, validateArguments } from "@switchyard/tool-schema";
 import type { Config } from "./config.js";
+import { earlierSteps, inheritFolders } from "./earlier-steps.js";
 import { heuristicSelect } from "./heuristic-selector.js";
 import type { Choice, Selection, SelectionRequest, Selector } from "./selector.js";
 
@@ -41,7 +44,14 @@ export async function selectStageWith(packet: Packet, config: Config, selector: 
 export function selectionRequestOf(packet: Packet): SelectionRequest {
   const [text = "", ...fallbackTexts] = requestTexts(packet);
   const { candidates, toolNeed } = routingOf(packet);
-  return { text, fallbackTexts, candidates, ...(toolNeed && !toolNeed.needed ? { notNeeded: toolNeed.reason } : {}) };
+  const earlier = earlierSteps(packet);
+  return {
+    text,
+    fallbackTexts,
+    candidates,
+    ...(toolNeed && !toolNeed.needed ? { notNeeded: toolNeed.reason } : {}),
+    ...(earlier.length > 0 ? { earlier } : {}),
+  };
 }
 
 /** Writes a selector's answer onto the packet under the stage's rules (see the module comment). */
@@ -85,7 +95,10 @@ export function applySelection(
     return { done: true };
   }
 
-  const selected = toSelectedTool(best, byName.get(best.toolName)!);
+  // A later step inherits the folder an earlier one listed (earlier-steps.ts), whoever chose the call.
+  const inherited = inheritFolders(best.params, request.earlier ?? []);
+  const inheritedNote = inherited.resolved.length > 0 ? ` Paths from earlier steps: ${inherited.resolved.join("; ")}.` : "";
+  const selected = toSelectedTool({ ...best, params: inherited.params, reasoning: `${best.reasoning}${inheritedNote}` }, byName.get(best.toolName)!);
   const alternatives = choices
     .slice(1, 1 + config.SELECTOR_ALTERNATIVES)
     .map((choice) => toSelectedTool(choice, byName.get(choice.toolName)!).tool);

@@ -6,6 +6,7 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { RoutingCandidate } from "@switchyard/packet";
+import type { EarlierStep } from "./earlier-steps.js";
 
 /** What a selector is asked. */
 export interface SelectionRequest {
@@ -21,6 +22,8 @@ export interface SelectionRequest {
    * decides for itself.
    */
   notNeeded?: string;
+  /** The packet's earlier steps that ran in a folder: a bare file name the chosen call names may be in one of them. */
+  earlier?: EarlierStep[];
 }
 
 /** One tool call the selector proposes. */

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
-import { intentOf, newPacket, Packet_State, routingOf, ToolNeedVerdictSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import { addDataField, intentOf, newPacket, Packet_State, routingOf, ToolNeedVerdictSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, RoutingCandidate } from "@switchyard/packet";
 import { candidates } from "@switchyard/test-fixtures";
 import { defaultConfig } from "../src/config.js";
@@ -194,6 +194,37 @@ describe("selector - selectStage", () => {
     assert.equal(routing.reviewReasoning, "");
     assert.equal(routing.dryRun, false);
     assert.equal(routing.executionStatus, ToolRoutingState_ExecutionStatus.AWAITING_CONFIDENCE);
+  });
+});
+
+describe("selector - a later step inherits the folder an earlier one listed", () => {
+  const listed = (packet: Packet, path: string, output: string, tool = "filesystem.list_directory") =>
+    addDataField(packet, { key: "tool_result", value: { tool, params: { path }, success: true, output, error: null }, type: "tool_execution_result", source: "mcp:filesystem" });
+  const step2 = (init: (p: Packet) => void) =>
+    packetFor("read todo.md", candidates({ "filesystem.read_text_file": 0.8 }), (p) => {
+      intentOf(p).steps = ["list the notes folder", "read todo.md"];
+      intentOf(p).stepIndex = 1;
+      init(p);
+    });
+
+  it("selector - 'read todo.md' after a listing of notes/ that shows it reads notes/todo.md, and says why", () => {
+    const packet = step2((p) => listed(p, "notes", "[FILE] ideas.md\n[FILE] todo.md"));
+    selectStage(packet, config);
+    assert.deepEqual(routingOf(packet).selectedTool?.params, { path: "notes/todo.md" });
+    assert.match(routingOf(packet).selectedTool?.selectionReasoning ?? "", /Paths from earlier steps: path todo\.md → notes\/todo\.md/);
+  });
+
+  it("selector - nothing is guessed: a name no listing shows, or two folders show, or only a file's text mentions, stays as written", () => {
+    const cases: [string, (p: Packet) => void][] = [
+      ["not listed", (p) => listed(p, "notes", "[FILE] ideas.md")],
+      ["listed in two folders", (p) => (listed(p, "notes", "[FILE] todo.md"), listed(p, "archive", "[FILE] todo.md"))],
+      ["mentioned in a file's text", (p) => listed(p, "notes/plan.md", "see todo.md for the rest", "filesystem.read_text_file")],
+    ];
+    for (const [name, init] of cases) {
+      const packet = step2(init);
+      selectStage(packet, config);
+      assert.deepEqual(routingOf(packet).selectedTool?.params, { path: "todo.md" }, name);
+    }
   });
 });
 
