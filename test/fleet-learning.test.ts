@@ -54,12 +54,15 @@ describe("fleet learning - request controls, learning from use, feedback and han
     return json.candidates as Candidate[];
   }
 
-  it("fleet learning - a finished packet's query becomes an example of its tool; feedback moves it to the right one", async () => {
-    const { json: packet } = await t.post("/v1/packets", { message: "please read the file notes/todo.md" });
+  it("fleet learning - a call its session goes on from becomes an example of its tool; feedback moves it to the right one", async () => {
+    const sessionId = "learning-session";
+    const query = "please read the file notes/todo.md";
+    const { json: packet } = await t.post("/v1/packets", { message: query, sessionId });
     assert.equal(packet.toolRouting.executionStatus, "EXECUTED", JSON.stringify(packet.reasoning.reflectionLog));
     assert.equal(packet.toolRouting.selectedTool.toolName, "filesystem.read_text_file");
     assert.deepEqual(packet.intent.domains, ["files"], "the intent records the conversation's domains");
-    const query: string = packet.intent.query;
+    // The session's next request, which does not correct the call, confirms it.
+    await t.post("/v1/packets", { message: "thanks!", sessionId });
     await examplesOf("filesystem.read_text_file", (examples) => examples.includes(query), "the query learned by read_text_file");
 
     const { status, json: feedback } = await t.post(`/v1/packets/${packet.header.packetId}/feedback`, {

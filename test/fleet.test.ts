@@ -70,7 +70,6 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     assert.match(packet.stateReason, /^no tool needed: small talk/);
   });
 
-  // Before the tests whose calls the router learns from: their examples move the scores of the listing tools.
   it("fleet - a later step inherits the folder an earlier step listed: \"list the notes folder, then read todo.md\"", async () => {
     const { json: packet } = await t.post("/v1/packets", { message: "list the notes folder, then read todo.md" });
     assert.equal(packet.stateReason, "done: all 2 steps ran", reflections(packet));

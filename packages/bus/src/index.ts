@@ -54,5 +54,7 @@ export {
   openBucket,
   PACKETS_BUCKET,
   PACKETS_STREAM,
+  PENDING_LESSONS_BUCKET,
+  PENDING_LESSONS_TTL_MS,
 } from "./topology.js";
 export type { TopologyOptions } from "./topology.js";

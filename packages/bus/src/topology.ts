@@ -14,6 +14,10 @@ export const PACKETS_BUCKET = "switchyard-packets";
 export const CATALOG_BUCKET = "switchyard-catalog";
 /** Example requests per tool, learned from use and added by hand; keyed like the catalog, merged into it by the router. */
 export const EXAMPLES_BUCKET = "switchyard-examples";
+/** Lessons of finished packets waiting for their session to confirm them (the router's learning from use), keyed by session. */
+export const PENDING_LESSONS_BUCKET = "switchyard-pending-lessons";
+/** How long a lesson waits for its session's next request before it is dropped unlearned. */
+export const PENDING_LESSONS_TTL_MS = 24 * 60 * 60 * 1000;
 
 export interface TopologyOptions {
   /** JetStream replicas of the stream and buckets (3 in a production cluster). @default 1 */

@@ -15,3 +15,4 @@ export { changesThings, isToolVerb, requestActions, requestVerbs, toolActions, v
 export type { Action, RequestVerbs } from "./verbs.js";
 export { localToolName, lowerWords, nameWords } from "./words.js";
 export { foreignLanguage } from "./language.js";
+export { isCorrection } from "./corrections.js";

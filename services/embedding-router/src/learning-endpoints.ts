@@ -19,6 +19,8 @@ export interface LearningDeps {
   nc: NatsConnection;
   /** The examples bucket (EXAMPLES_BUCKET). */
   examples: KV;
+  /** Lessons waiting for their session to confirm them (PENDING_LESSONS_BUCKET). */
+  pending: KV;
   /** The finished packets (PACKETS_BUCKET), for feedback. */
   packets: KV;
   /** Whether the catalog has a tool of that name. */
@@ -41,7 +43,7 @@ export function serveLearning(deps: LearningDeps): { drain(): Promise<void> } {
   const { nc, logger } = deps;
   const subscriptions: Subscription[] = [
     serveRequests(deps, FEEDBACK_SUBJECT, FeedbackRequestSchema, FeedbackResponseSchema, async (request) =>
-      applyFeedback(deps.examples, await loadPacket(deps.packets, request.packetId), request, deps.isTool),
+      applyFeedback(deps.examples, deps.pending, await loadPacket(deps.packets, request.packetId), request, deps.isTool, deps.settings),
     ),
     serveRequests(deps, EXAMPLES_SUBJECT, AddExamplesRequestSchema, AddExamplesResponseSchema, (request) =>
       addToolExamples(deps.examples, request.tool, request.examples, deps.isTool),
@@ -67,7 +69,7 @@ async function learn(deps: LearningDeps, msg: Msg): Promise<void> {
     // Within the packet's trace (the announcement carries it), so the log lines say which packet and trace.
     const ctx = withPacketId(extractTraceContext(msg.headers), packet.header?.packetId ?? "");
     await context.with(ctx, async () => {
-      const tool = await learnFromPacket(deps.examples, packet, deps.settings);
+      const tool = await learnFromPacket(deps.examples, deps.pending, packet, deps.settings);
       if (tool) deps.logger.debug({ tool }, "learned an example");
     });
   } catch (error) {

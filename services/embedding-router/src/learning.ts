@@ -26,7 +26,8 @@ import {
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
 import type { AddExamplesResponse, FeedbackRequest, FeedbackResponse, Packet } from "@switchyard/packet";
-import { isAnaphoric } from "@switchyard/request-text";
+import { createHash } from "node:crypto";
+import { isAnaphoric, isCorrection } from "@switchyard/request-text";
 import type { Config } from "./config.js";
 
 export type LearningSettings = Pick<Config, "LEARN_FROM_USE" | "LEARN_MAX_EXAMPLES_PER_TOOL">;
@@ -56,16 +57,45 @@ export function lessonOf(packet: Packet): { tool: string; query: string } | unde
   return query === "" || isAnaphoric(query) ? undefined : { tool, query };
 }
 
+/** A lesson waiting in the pending-lessons bucket for its session to confirm it. */
+interface PendingLesson {
+  tool: string;
+  query: string;
+  packetId: string;
+}
+
 /**
- * Stores what a finished packet teaches, unless learning is off. Returns the
- * tool that learned the query, or undefined when nothing was learned (nothing
- * to learn, or the query was rejected for the tool by feedback before).
+ * Learning that cannot make routing worse: a finished packet's lesson is stored only once its
+ * call is known to be right, because the user approved it (a call that waited for approval),
+ * or gave positive feedback (`applyFeedback`), or sent the next request of the same session
+ * without correcting it ("no, …", "I meant …": `isCorrection`). Until then the lesson waits in
+ * the pending-lessons bucket under its session; a packet without a session of its own teaches
+ * only what the user approved or confirmed by feedback. Returns the tool that learned an
+ * example (the packet's own, or the session's pending one it confirmed), or undefined.
  */
-export async function learnFromPacket(bucket: KV, packet: Packet, settings: LearningSettings): Promise<string | undefined> {
-  const lesson = settings.LEARN_FROM_USE ? lessonOf(packet) : undefined;
-  if (!lesson) return undefined;
+export async function learnFromPacket(examples: KV, pending: KV, packet: Packet, settings: LearningSettings): Promise<string | undefined> {
+  if (!settings.LEARN_FROM_USE) return undefined;
+  const packetId = packet.header?.packetId ?? "";
+  const session = sessionKey(packet);
+  let learned: string | undefined;
+  if (session) {
+    const waiting = await readPending(pending, session);
+    if (waiting && waiting.packetId !== packetId) {
+      await pending.delete(session);
+      if (!isCorrection(contentOf(packet).originalPrompt)) learned = await teach(examples, waiting, settings);
+    }
+  }
+  const lesson = lessonOf(packet);
+  if (!lesson) return learned;
+  if (routingOf(packet).approval?.grantedAt) return (await teach(examples, lesson, settings)) ?? learned;
+  if (session) await pending.put(session, JSON.stringify({ ...lesson, packetId } satisfies PendingLesson));
+  return learned;
+}
+
+/** Stores a confirmed lesson as an example of its tool; the tool, or undefined when it was not taken (a duplicate, rejected before). */
+async function teach(examples: KV, lesson: { tool: string; query: string }, settings: LearningSettings): Promise<string | undefined> {
   let learned = false;
-  await updateToolExamples(bucket, lesson.tool, (current) => {
+  await updateToolExamples(examples, lesson.tool, (current) => {
     const next = learnExample(current, lesson.query, settings.LEARN_MAX_EXAMPLES_PER_TOOL);
     learned = next !== undefined;
     return next;
@@ -73,18 +103,40 @@ export async function learnFromPacket(bucket: KV, packet: Packet, settings: Lear
   return learned ? lesson.tool : undefined;
 }
 
+/** The pending-lessons key of the packet's session (a hash: session ids are the caller's); undefined without a session of its own. */
+function sessionKey(packet: Packet): string | undefined {
+  const { sessionId, packetId } = packet.header ?? {};
+  if (!sessionId || sessionId === packetId) return undefined;
+  return createHash("sha256").update(sessionId).digest("hex");
+}
+
+async function readPending(pending: KV, key: string): Promise<PendingLesson | undefined> {
+  const entry = await pending.get(key);
+  if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return undefined;
+  return entry.json<PendingLesson>();
+}
+
+/** Drops the session's pending lesson when it is this packet's: feedback has settled it. */
+async function settlePending(pending: KV, packet: Packet): Promise<void> {
+  const session = sessionKey(packet);
+  if (session && (await readPending(pending, session))?.packetId === packet.header?.packetId) await pending.delete(session);
+}
+
 /**
  * Feedback on a packet. correct=false takes the packet's query from its
  * selected tool (and keeps it from being learned for it again) and, when
- * `tool` is given, adds it to that tool. correct=true changes nothing.
+ * `tool` is given, adds it to that tool. correct=true confirms the call: its
+ * lesson is learned now (with learning on), instead of waiting for the session.
  * Throws an RpcError: 404 for an unknown packet or tool, 409 for a packet
  * still running, 400 for a request that contradicts itself.
  */
 export async function applyFeedback(
   bucket: KV,
+  pending: KV,
   packet: Packet | undefined,
   request: FeedbackRequest,
   isTool: (name: string) => boolean,
+  settings: LearningSettings,
 ): Promise<FeedbackResponse> {
   const { packetId } = request;
   if (request.correct === undefined) throw new RpcError(400, "correct is required");
@@ -94,8 +146,12 @@ export async function applyFeedback(
   const response = create(FeedbackResponseSchema, { packetId, query });
   if (request.correct) {
     if (request.tool) throw new RpcError(400, "tool is only for correct=false: the tool that should have been chosen");
+    const lesson = lessonOf(packet);
+    await settlePending(pending, packet);
+    if (lesson && settings.LEARN_FROM_USE && (await teach(bucket, lesson, settings))) response.addedTo = lesson.tool;
     return response;
   }
+  await settlePending(pending, packet);
 
   const wrong = routingOf(packet).selectedTool?.toolName ?? "";
   const right = request.tool;

@@ -1,7 +1,7 @@
 // Wiring only: settings → tool index fed by the catalog → the route stage and
 // the route-only endpoint → drain on SIGTERM.
 import { create } from "@bufbuild/protobuf";
-import { CATALOG_BUCKET, EXAMPLES_BUCKET, Headers, openBucket, ROUTE_SUBJECT } from "@switchyard/bus";
+import { CATALOG_BUCKET, EXAMPLES_BUCKET, Headers, openBucket, PENDING_LESSONS_BUCKET, PENDING_LESSONS_TTL_MS, ROUTE_SUBJECT } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
 import { RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
 import { buildQuery } from "@switchyard/request-text";
@@ -26,6 +26,7 @@ service.logger.info({ embedder: embedder.id }, "embedder chosen");
 const index = await chooseIndex(config, embedder, (error) => service.logger.warn({ err: error }, "tool vectors not stored"));
 service.logger.info({ index: config.QDRANT_URL ? `qdrant ${config.QDRANT_COLLECTION}` : "embedded" }, "tool index ready");
 const examples = await openBucket(service.nc, EXAMPLES_BUCKET, service.topology);
+const pendingLessons = await openBucket(service.nc, PENDING_LESSONS_BUCKET, service.topology, PENDING_LESSONS_TTL_MS);
 const catalog = await indexCatalog(await openBucket(service.nc, CATALOG_BUCKET, service.topology), index, service.logger, examples);
 // Qdrant outlives the router: tools dropped from the catalog while no router ran leave now.
 if (index instanceof QdrantIndex) await index.prune(catalog.all().map((tool) => tool.name));
@@ -50,6 +51,7 @@ service.onStop(() => routeEndpoint.drain());
 const learning = serveLearning({
   nc: service.nc,
   examples,
+  pending: pendingLessons,
   packets: service.packets,
   isTool: (name) => catalog.has(name),
   settings: config,

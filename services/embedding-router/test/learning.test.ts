@@ -1,18 +1,21 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
+import { timestampNow } from "@bufbuild/protobuf/wkt";
 import type { KV } from "@nats-io/kv";
 import {
   addExamples,
   EXAMPLES_BUCKET,
   exampleTexts,
   openBucket,
+  PENDING_LESSONS_BUCKET,
   putTool,
   readToolExamples,
   RpcError,
   updateToolExamples,
 } from "@switchyard/bus";
 import {
+  ApprovalSchema,
   FeedbackRequestSchema,
   finish,
   newPacket,
@@ -108,57 +111,96 @@ describe("learning - what a packet teaches", () => {
 describe("learning - the examples bucket and the index", () => {
   const nats = suiteNats();
   let bucket: KV;
+  let pending: KV;
   let n = 0;
 
-
-  /** A fresh bucket per test, so tests do not see each other's examples. */
+  /** Fresh buckets per test, so tests do not see each other's examples. */
   async function freshBucket(): Promise<KV> {
     bucket = await openBucket(nats.nc, `${EXAMPLES_BUCKET}-${++n}`);
+    pending = await openBucket(nats.nc, `${PENDING_LESSONS_BUCKET}-${n}`);
     return bucket;
   }
 
-  it("learning - a finished packet's query becomes an example of its tool, capped and deduplicated", async () => {
+  /** The packet's call as the user approved it. */
+  const approved = (packet: Packet): Packet => {
+    routingOf(packet).approval = create(ApprovalSchema, { grantedAt: timestampNow() });
+    return packet;
+  };
+  /** The packet as a request of `session`. */
+  const inSession = (packet: Packet, session: string): Packet => {
+    packet.header!.sessionId = session;
+    return packet;
+  };
+  const learn = (packet: Packet, settings = SETTINGS) => learnFromPacket(bucket, pending, packet, settings);
+  const examplesOf = async (tool: string) => exampleTexts(await readToolExamples(bucket, tool));
+
+  it("learning - an approved call's words become an example of its tool, capped and deduplicated", async () => {
     await freshBucket();
     const settings = { ...SETTINGS, LEARN_MAX_EXAMPLES_PER_TOOL: 2 };
-    assert.equal(await learnFromPacket(bucket, finished(), settings), READ);
-    assert.equal(await learnFromPacket(bucket, finished({ query: "Please read  the file notes/todo.md" }), settings), READ);
-    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), ["Please read the file notes/todo.md"]);
-    await learnFromPacket(bucket, finished({ query: "show notes/a.md" }), settings);
-    await learnFromPacket(bucket, finished({ query: "open notes/b.md" }), settings);
-    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), ["show notes/a.md", "open notes/b.md"]);
-    assert.equal(await learnFromPacket(bucket, finished({ dryRun: true }), settings), undefined);
+    assert.equal(await learn(approved(finished()), settings), READ);
+    assert.equal(await learn(approved(finished({ query: "Please read  the file notes/todo.md" })), settings), READ);
+    assert.deepEqual(await examplesOf(READ), ["Please read the file notes/todo.md"]);
+    await learn(approved(finished({ query: "show notes/a.md" })), settings);
+    await learn(approved(finished({ query: "open notes/b.md" })), settings);
+    assert.deepEqual(await examplesOf(READ), ["show notes/a.md", "open notes/b.md"]);
+    assert.equal(await learn(approved(finished({ dryRun: true })), settings), undefined);
+  });
+
+  it("learning - a call nobody confirmed waits for its session: the next request confirms it, a correction drops it", async () => {
+    await freshBucket();
+    assert.equal(await learn(finished()), undefined, "without a session nothing can confirm it");
+    assert.equal(await learn(inSession(finished(), "s1")), undefined, "it waits");
+    assert.deepEqual(await examplesOf(READ), []);
+    assert.equal(await learn(inSession(finished({ query: "thanks, now list notes/", tool: LIST }), "s1")), READ, "the next request confirms it");
+    assert.deepEqual(await examplesOf(READ), ["please read the file notes/todo.md"]);
+    assert.deepEqual(await examplesOf(LIST), [], "the new call waits in its turn");
+
+    assert.equal(await learn(inSession(finished({ query: "no, I meant the other file", tool: READ }), "s1")), undefined);
+    assert.deepEqual(await examplesOf(LIST), [], "a correction drops the waiting lesson");
+    assert.equal(await learn(inSession(finished({ query: "show notes/c.md" }), "s2")), undefined, "another session confirms nothing");
+    assert.deepEqual(await examplesOf(READ), ["please read the file notes/todo.md"]);
   });
 
   it("learning - LEARN_FROM_USE=false learns nothing", async () => {
     await freshBucket();
-    assert.equal(await learnFromPacket(bucket, finished(), { ...SETTINGS, LEARN_FROM_USE: false }), undefined);
-    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), []);
+    assert.equal(await learn(approved(finished()), { ...SETTINGS, LEARN_FROM_USE: false }), undefined);
+    assert.deepEqual(await examplesOf(READ), []);
   });
 
   it("learning - feedback correct=false moves the query to the right tool, and it is not learned for the wrong one again", async () => {
     await freshBucket();
-    const packet = finished();
-    await learnFromPacket(bucket, packet, SETTINGS);
+    const packet = approved(finished());
+    await learn(packet);
     const request = create(FeedbackRequestSchema, { packetId: packet.header!.packetId, correct: false, tool: LIST });
-    const response = await applyFeedback(bucket, packet, request, () => true);
+    const response = await applyFeedback(bucket, pending, packet, request, () => true, SETTINGS);
     assert.deepEqual(
       [response.query, response.removedFrom, response.addedTo],
       ["please read the file notes/todo.md", READ, LIST],
     );
-    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), []);
-    assert.deepEqual(exampleTexts(await readToolExamples(bucket, LIST)), ["please read the file notes/todo.md"]);
-    assert.equal(await learnFromPacket(bucket, finished(), SETTINGS), undefined, "rejected for the read tool");
+    assert.deepEqual(await examplesOf(READ), []);
+    assert.deepEqual(await examplesOf(LIST), ["please read the file notes/todo.md"]);
+    assert.equal(await learn(approved(finished())), undefined, "rejected for the read tool");
   });
 
-  it("learning - feedback correct=true changes nothing; bad feedback is refused with its code", async () => {
+  it("learning - feedback correct=false on a waiting call drops it: the session's next request no longer confirms it", async () => {
     await freshBucket();
-    const packet = finished();
-    await learnFromPacket(bucket, packet, SETTINGS);
+    const packet = inSession(finished(), "s1");
+    await learn(packet);
+    await applyFeedback(bucket, pending, packet, create(FeedbackRequestSchema, { packetId: packet.header!.packetId, correct: false }), () => true, SETTINGS);
+    assert.equal(await learn(inSession(finished({ query: "list notes/", tool: LIST }), "s1")), undefined);
+    assert.deepEqual(await examplesOf(READ), []);
+  });
+
+  it("learning - feedback correct=true confirms the call: it is learned now; bad feedback is refused with its code", async () => {
+    await freshBucket();
+    const packet = inSession(finished(), "s1");
+    await learn(packet);
     const feedback = (init: { correct?: boolean; tool?: string }, target: Packet | null = packet) =>
-      applyFeedback(bucket, target ?? undefined, create(FeedbackRequestSchema, { packetId: "p1", ...init }), (name) => name !== "no.such_tool");
+      applyFeedback(bucket, pending, target ?? undefined, create(FeedbackRequestSchema, { packetId: "p1", ...init }), (name) => name !== "no.such_tool", SETTINGS);
     const confirmed = await feedback({ correct: true });
-    assert.deepEqual([confirmed.removedFrom, confirmed.addedTo], ["", ""]);
-    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), ["please read the file notes/todo.md"]);
+    assert.deepEqual([confirmed.removedFrom, confirmed.addedTo], ["", READ]);
+    assert.deepEqual(await examplesOf(READ), ["please read the file notes/todo.md"]);
+    assert.equal(await learn(inSession(finished({ query: "list notes/", tool: LIST }), "s1")), undefined, "not pending any more");
 
     const running = newPacket({ message: "read a.md" });
     running.state = Packet_State.EXECUTING;
@@ -173,7 +215,7 @@ describe("learning - the examples bucket and the index", () => {
     for (const [call, code] of refusals) {
       await assert.rejects(call(), (error: unknown) => error instanceof RpcError && error.code === code);
     }
-    assert.deepEqual(exampleTexts(await readToolExamples(bucket, READ)), ["please read the file notes/todo.md"], "untouched");
+    assert.deepEqual(await examplesOf(READ), ["please read the file notes/todo.md"], "untouched");
   });
 
   it("learning - examples added by hand: counted when new, refused for an unknown tool", async () => {
