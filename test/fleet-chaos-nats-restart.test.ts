@@ -18,12 +18,17 @@ describe("fleet chaos - nats-server killed and restarted mid-run", { skip }, () 
 
     await eventually(async () => (answered >= PACKETS / 3 ? true : undefined), 300_000, "a third of the packets answered");
     await t.nats.kill();
-    // Longer than the gateway waits for a lost connection (PUBLISH_TIMEOUT_MS, 5 s): it answers 503 meanwhile.
-    await sleep(8_000);
+    // Requests made while NATS is away wait for it (PUBLISH_TIMEOUT_MS, 5 s), then are refused: 503 with Retry-After.
+    // The stream's requests already in flight may instead ride the outage out (their publish is tried again within
+    // WAIT_TIMEOUT_MS), so two requests are made once the outage has begun.
+    await sleep(1_000);
+    const outage = await submitPackets(t, { count: 2, prefix: "outage", concurrency: 2 });
+    // Longer than the gateway waits for a lost connection.
+    await sleep(2_000);
     await t.nats.restart();
-    const during = await sending;
+    const during = [...(await sending), ...outage];
     const refused = during.filter((s) => s.status !== 202);
-    assert.ok(refused.length > 0, "requests made while NATS was away were refused");
+    assert.deepEqual(outage.map((s) => s.status), [503, 503], "requests made while NATS was away were refused");
     assert.ok(refused.every((s) => s.status === 503), `only 503 while NATS is away: ${JSON.stringify(refused.find((s) => s.status !== 503))}`);
     assert.ok(refused.every((s) => Number(s.retryAfter) > 0), `every 503 says when to try again: ${JSON.stringify(refused.find((s) => !s.retryAfter))}`);
     // After the restart the fleet serves again by itself: a second round, accepted and completed in full.
