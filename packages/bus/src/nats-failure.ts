@@ -50,8 +50,11 @@ const MAX_BACKOFF_MS = 1_000;
  * fails in a way that passes (isTransientNatsFailure), for as long as `budgetMs` allows;
  * then throws the last error. Publishes carry a message id (Nats-Msg-Id), so one that was
  * stored although its ack was lost is stored once however often it is tried.
+ * `mayRetry`, asked before each retry, can stop early: the gateway gives up once its
+ * connection has been lost for longer than it waits for one, rather than retrying into a
+ * dead connection until the whole budget is spent.
  */
-export async function retryWhileTransient<T>(attempt: () => Promise<T>, budgetMs: number): Promise<T> {
+export async function retryWhileTransient<T>(attempt: () => Promise<T>, budgetMs: number, mayRetry?: () => Promise<boolean>): Promise<T> {
   const deadline = Date.now() + budgetMs;
   for (let tries = 0; ; tries++) {
     try {
@@ -59,6 +62,7 @@ export async function retryWhileTransient<T>(attempt: () => Promise<T>, budgetMs
     } catch (error) {
       const wait = Math.min(50 * 2 ** tries, MAX_BACKOFF_MS);
       if (!isTransientNatsFailure(error) || Date.now() + wait >= deadline) throw error;
+      if (mayRetry && !(await mayRetry())) throw error;
       await sleep(wait);
     }
   }

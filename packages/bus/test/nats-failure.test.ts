@@ -66,4 +66,16 @@ describe("transient NATS failures - a real nats-server", () => {
     );
     assert.equal(tries, 1);
   });
+
+  it("nats failure - mayRetry, asked before each retry, stops the retries early when it says no", async () => {
+    const js = jetstream(nc, { timeout: 200 });
+    let asked = 0;
+    const started = Date.now();
+    await assert.rejects(
+      retryWhileTransient(() => js.publish("nowhere.c", "x"), 10_000, async () => ++asked < 3),
+      (error: Error) => isTransientNatsFailure(error),
+    );
+    assert.equal(asked, 3, "asked before the 2nd, 3rd and 4th try; the 3rd answer ended it");
+    assert.ok(Date.now() - started < 5000, "well within the budget");
+  });
 });

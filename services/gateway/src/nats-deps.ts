@@ -135,8 +135,10 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     try {
       // Stored once, then published: a publish retried after its ack was lost may already
       // have been taken on (or finished) by the stages, and storing again would overwrite that.
-      await retryWhileTransient(() => packets.put(packetId, encodePacket(packet)), options.waitTimeoutMs);
-      await retryWhileTransient(() => publishPacket(js, tracer, stage, packet), Math.max(0, deadline - Date.now()));
+      // A lost connection is waited for as long as any request waits for one (awaitConnection), not the whole budget.
+      const connected = () => availability.awaitConnection();
+      await retryWhileTransient(() => packets.put(packetId, encodePacket(packet)), options.waitTimeoutMs, connected);
+      await retryWhileTransient(() => publishPacket(js, tracer, stage, packet), Math.max(0, deadline - Date.now()), connected);
     } catch (error) {
       done?.unsubscribe();
       (previous ? packets.put(packetId, previous) : packets.delete(packetId)).catch(() => undefined);
