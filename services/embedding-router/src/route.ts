@@ -121,8 +121,9 @@ const SUMMARY_CANDIDATES = 5;
  * may answer "none", and the heuristic selector ends the packet on a "not
  * needed" (a wrong "no tool" silently drops a request; a wrong candidate is
  * caught by selection and review). The gate is not asked when routing fell
- * back to the unscored catalog: there is no relevance to judge. Warnings (the router fell back, fallback.ts) go to the reflection
- * log; an error from `deps.route` propagates, so the bus redelivers the packet.
+ * back to the unscored catalog: there is no relevance to judge. Warnings (the
+ * router fell back, fallback.ts) go to the reflection log; an error from
+ * `deps.route` propagates, so the bus redelivers the packet.
  */
 export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<StageOutcome> {
   const started = performance.now();
