@@ -98,6 +98,15 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     assert.ok(packet.toolRouting.selectedTool?.toolName.startsWith("filesystem."), reflections(packet));
   });
 
+  it("fleet - \"and the other one?\" after \"read notes/todo.md\" does not read notes/todo.md again", async () => {
+    const history = [{ role: "user", content: "read notes/todo.md" }];
+    const { json: packet } = await t.post("/v1/packets", { message: "and the other one?", history });
+    const reads = packet.content.dataFields.filter((f: any) => f.key === "tool_result").map((f: any) => f.value.params);
+    assert.deepEqual(reads, [], reflections(packet));
+    assert.notEqual(packet.toolRouting.executionStatus, "EXECUTED");
+    assert.match(packet.stateReason, /is required/, "the call lacks the file the user has not named yet");
+  });
+
   it("fleet - a message in a language the offline router cannot read says so, never \"no tool\"", async () => {
     const { status, json: packet } = await t.post("/v1/packets", { message: "lis los archivos en la carpeta notes" });
     assert.equal(status, 200);

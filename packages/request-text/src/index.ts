@@ -1,6 +1,6 @@
 export { findQuotes, maskQuotes, straightenQuotes } from "./quotes.js";
 export type { Quote } from "./quotes.js";
-export { buildQuery, isAnaphoric } from "./query.js";
+export { asksForAnother, buildQuery, isAnaphoric } from "./query.js";
 export type { QueryOptions } from "./query.js";
 export { requestTexts } from "./request-texts.js";
 export { plainWords, scanMessage } from "./scan-message.js";

@@ -30,13 +30,29 @@ const MAX_ANAPHORIC_WORDS = 8;
 const BACK_REFERENCE =
   /\b(?:it|them|those|that)\b(?<!\bis\s+it)(?!\s+(?:is|was)\b)(?!')|\b(?:again|same|previous|other\s+one|last\s+one|the\s+rest|retry|undo)\b|\bgo\s+ahead\b/;
 
+// Words that ask for something other than what was named before: "the other one", "another file", "the next one".
+const ANOTHER_OBJECT = /\b(?:other\s+(?:one|ones|file|files)|another|next\s+one|the\s+rest|not\s+that\s+one)\b/;
+
+/**
+ * Whether a step points back at earlier turns for an object other than the one they named
+ * ("and the other one?"): their values are then not its values.
+ */
+export function asksForAnother(step: string): boolean {
+  return shortStepMatching(step, ANOTHER_OBJECT);
+}
+
 /** Whether a step is short and points back at earlier turns for its object. */
 export function isAnaphoric(step: string): boolean {
+  return shortStepMatching(step, BACK_REFERENCE);
+}
+
+/** A step of at most MAX_ANAPHORIC_WORDS words, naming no path or link of its own, whose words match `pattern`. */
+function shortStepMatching(step: string, pattern: RegExp): boolean {
   const { masked } = viewsOf(step.trim());
   if (masked === "" || wordCount(masked) > MAX_ANAPHORIC_WORDS) return false;
   // A step that names its own path or link needs no context.
   if (findPath(step)) return false;
-  return BACK_REFERENCE.test(masked);
+  return pattern.test(masked);
 }
 
 /**

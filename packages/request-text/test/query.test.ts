@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { Turn_Role, TurnSchema } from "@switchyard/packet";
 import type { Turn } from "@switchyard/packet";
-import { buildQuery, isAnaphoric } from "../src/query.js";
+import { asksForAnother, buildQuery, isAnaphoric } from "../src/query.js";
 import { isSmalltalk } from "../src/smalltalk.js";
 
 const user = (content: string): Turn => create(TurnSchema, { role: Turn_Role.USER, content });
@@ -89,6 +89,24 @@ describe("query", () => {
   for (const [step, expected] of ANAPHORIC) {
     it(`query - isAnaphoric(${JSON.stringify(step)}) is ${expected}`, () => {
       assert.equal(isAnaphoric(step), expected);
+    });
+  }
+});
+
+describe("query - a step that asks for another object than the earlier turns named", () => {
+  const ANOTHER: [string, boolean][] = [
+    ["and the other one?", true],
+    ["now another file", true],
+    ["the next one please", true],
+    ["not that one", true],
+    ["do it again", false],
+    ["read it", false],
+    ["read another report about the budget and the other notes from the meeting", false],
+    ["open the other one from notes/b.md", false],
+  ];
+  for (const [step, expected] of ANOTHER) {
+    it(`query - asksForAnother(${JSON.stringify(step)}) is ${expected}`, () => {
+      assert.equal(asksForAnother(step), expected);
     });
   }
 });

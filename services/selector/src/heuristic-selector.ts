@@ -34,7 +34,7 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { RoutingCandidate } from "@switchyard/packet";
-import { requestActions, scanMessage, toolActions } from "@switchyard/request-text";
+import { asksForAnother, requestActions, scanMessage, toolActions } from "@switchyard/request-text";
 import type { Action, MessageScan } from "@switchyard/request-text";
 import { requiredProperties } from "@switchyard/tool-schema";
 import { requestWords, toolNouns } from "./actions.js";
@@ -94,7 +94,9 @@ export function heuristicSelect(request: SelectionRequest, config: Config): Sele
 /** Every candidate scored and ranked, best first (ties: higher retrieval score, then router order). */
 export function scoreCandidates(request: SelectionRequest, config: Config): ScoredCandidate[] {
   const scan = scanMessage(request.text);
-  const fallbackScans = request.fallbackTexts.filter((t) => t && t !== request.text).map(scanMessage);
+  // "and the other one?" wants something other than the earlier turns named: their values are not its values.
+  const fallbackTexts = asksForAnother(request.text) ? [] : request.fallbackTexts;
+  const fallbackScans = fallbackTexts.filter((t) => t && t !== request.text).map(scanMessage);
   const words = requestWords(request.text);
   const wanted = requestActions(words);
   const maxScore = Math.max(0, ...request.candidates.map((c) => c.score));

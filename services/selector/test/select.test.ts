@@ -1,7 +1,17 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
-import { addDataField, intentOf, newPacket, Packet_State, routingOf, ToolNeedVerdictSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import {
+  addDataField,
+  intentOf,
+  newPacket,
+  Packet_State,
+  routingOf,
+  ToolNeedVerdictSchema,
+  ToolRoutingState_ExecutionStatus,
+  Turn_Role,
+  TurnSchema,
+} from "@switchyard/packet";
 import type { Packet, RoutingCandidate } from "@switchyard/packet";
 import { candidates } from "@switchyard/test-fixtures";
 import { defaultConfig } from "../src/config.js";
@@ -225,6 +235,34 @@ describe("selector - a later step inherits the folder an earlier one listed", ()
       selectStage(packet, config);
       assert.deepEqual(routingOf(packet).selectedTool?.params, { path: "todo.md" }, name);
     }
+  });
+});
+
+describe("selector - a follow-up that asks for another object", () => {
+  it("selector - \"and the other one?\" after \"read notes/todo.md\" does not read notes/todo.md again: the path is missing", () => {
+    const packet = newPacket({
+      message: "and the other one?",
+      history: [create(TurnSchema, { role: Turn_Role.USER, content: "read notes/todo.md" })],
+    });
+    intentOf(packet).steps = ["and the other one?"];
+    intentOf(packet).query = "read notes/todo.md\nand the other one?\nand the other one?";
+    routingOf(packet).candidates = candidates({ "filesystem.read_text_file": 0.8 });
+    packet.state = Packet_State.SELECTING;
+    selectStage(packet, config);
+    const selected = routingOf(packet).selectedTool;
+    assert.equal(selected?.toolName, "filesystem.read_text_file");
+    assert.deepEqual(selected?.params, {}, "not the file the earlier turn named");
+    assert.match(selected?.selectionReasoning ?? "", /path/);
+  });
+
+  it("selector - \"do it again\" still takes its values from the earlier turn", () => {
+    const packet = newPacket({ message: "do it again" });
+    intentOf(packet).steps = ["do it again"];
+    intentOf(packet).query = "read notes/todo.md\ndo it again\ndo it again";
+    routingOf(packet).candidates = candidates({ "filesystem.read_text_file": 0.8 });
+    packet.state = Packet_State.SELECTING;
+    selectStage(packet, config);
+    assert.deepEqual(routingOf(packet).selectedTool?.params, { path: "notes/todo.md" });
   });
 });
 
