@@ -12,6 +12,7 @@ import { calibrationOf } from "./calibration.js";
 import type { CalibrationResult, CalibrationSample } from "./calibration.js";
 import { pipelineOutcomes } from "./no-tool.js";
 import type { ToolNeedSource } from "./no-tool.js";
+import { PIPELINE_ENDS } from "./pipeline.js";
 import type { PipelineEnd, PipelineOutcome } from "./pipeline.js";
 
 /** The cut-offs of recall@k; the search asks for the largest. */
@@ -167,13 +168,11 @@ function tagsOf(c: BenchCase): string[] {
   return one ? [one] : [];
 }
 
-const ENDS: readonly PipelineEnd[] = ["call", "skipped", "refused", "noToolIntent", "noToolRoute", "noToolSelect", "language"];
-
 /** The no-tool answer's precision and recall, and how the cases that need a tool ended. */
 class OutcomeTally {
   n = 0;
   private readonly noTool = new NoToolTally();
-  private readonly outcomes = Object.fromEntries(ENDS.map((e) => [e, 0])) as Outcomes;
+  private readonly outcomes = Object.fromEntries(PIPELINE_ENDS.map((e) => [e, 0])) as Outcomes;
   private needTool = 0;
 
   add(outcome: PipelineOutcome, c: BenchCase): void {

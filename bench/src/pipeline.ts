@@ -9,9 +9,8 @@ import { defaultConfig as routerDefaults, routeStage, routeWithFallback } from "
 import type { Config as RouterConfig, RouterCatalog } from "@switchyard/embedding-router";
 import { defaultConfig as intentDefaults, intentStage } from "@switchyard/intent";
 import type { Config as IntentConfig } from "@switchyard/intent";
-import { create } from "@bufbuild/protobuf";
-import { newPacket, Packet_State, routingOf, Turn_Role, TurnSchema } from "@switchyard/packet";
-import type { Packet, StageOutcome, ToolDefinition, Turn } from "@switchyard/packet";
+import { newPacket, Packet_State, routingOf, turnOf } from "@switchyard/packet";
+import type { Packet, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import { catalogStats } from "@switchyard/retrieval";
 import type { ToolIndex, ToolNeedInput, ToolNeedScorer } from "@switchyard/retrieval";
 import { defaultConfig as reviewerDefaults, prepareReview, reviewStage } from "@switchyard/reviewer";
@@ -45,7 +44,8 @@ export type PipelineStage = "intent" | "route" | "select" | "review";
  * `noToolSelect` (the selector chose none of the candidates), `language` (written in a language the
  * offline router cannot read: not a "no tool" answer, a request the offline pipeline could not route).
  */
-export type PipelineEnd = "call" | "skipped" | "refused" | "noToolIntent" | "noToolRoute" | "noToolSelect" | "language";
+export const PIPELINE_ENDS = ["call", "skipped", "refused", "noToolIntent", "noToolRoute", "noToolSelect", "language"] as const;
+export type PipelineEnd = (typeof PIPELINE_ENDS)[number];
 
 export interface PipelineOutcome {
   /**
@@ -98,7 +98,7 @@ export interface SelectionRun {
  * The case's `candidates` are the allow-list, as in `runPipeline`.
  */
 export async function runToSelection(c: Pick<BenchCase, "query" | "candidates" | "history">, deps: PipelineDeps, selector?: Selector): Promise<SelectionRun> {
-  const packet = newPacket({ message: c.query, allowedTools: c.candidates ?? [], history: (c.history ?? []).map(turnOf) });
+  const packet = newPacket({ message: c.query, allowedTools: c.candidates ?? [], history: (c.history ?? []).map((turn) => turnOf(turn.role, turn.content)) });
 
   const names = deps.tools.map((t) => t.name);
   if (isDone(intentStage(packet, deps.intent ?? intentDefaults, { toolNames: () => names }))) return { packet, endedAt: "intent", end: "noToolIntent" };
@@ -131,12 +131,6 @@ export function passEveryMessage(onInput?: (input: ToolNeedInput) => void): Tool
     probability: (input) => (onInput?.(input), 1),
     relevance: () => ({ top: 0, coverage: 0, bestCoverage: 0, name: 0, unexplained: 0, words: 0, gap: 0 }),
   };
-}
-
-/** A case's `{role, content}` as the packet's Turn; a role other than user, assistant or system counts as the user's. */
-function turnOf(turn: { role: string; content: string }): Turn {
-  const role = Turn_Role[turn.role.toUpperCase() as keyof typeof Turn_Role];
-  return create(TurnSchema, { role: typeof role === "number" ? role : Turn_Role.USER, content: turn.content });
 }
 
 function isDone(outcome: StageOutcome): boolean {

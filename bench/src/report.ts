@@ -1,5 +1,7 @@
 import type { EvalResult } from "./evaluate.js";
 import { RECALL_KS } from "./evaluate.js";
+import { PIPELINE_ENDS } from "./pipeline.js";
+import type { PipelineEnd } from "./pipeline.js";
 import type { SelectionResult } from "./selection.js";
 
 /** What the report says about how it was made. */
@@ -35,15 +37,16 @@ export function resultsTable(results: readonly EvalResult[]): string {
   return markdownTable(head, rows, 1);
 }
 
-const ENDS = [
-  ["call", "a call made"],
-  ["skipped", "skipped: confidence"],
-  ["refused", "refused: arguments"],
-  ["noToolIntent", "no tool: intent"],
-  ["noToolRoute", "no tool: route"],
-  ["noToolSelect", "no tool: select"],
-  ["language", "language not read offline"],
-] as const;
+/** The outcome table's column for each way a case ends. */
+const END_LABELS: Record<PipelineEnd, string> = {
+  call: "a call made",
+  skipped: "skipped: confidence",
+  refused: "refused: arguments",
+  noToolIntent: "no tool: intent",
+  noToolRoute: "no tool: route",
+  noToolSelect: "no tool: select",
+  language: "language not read offline",
+};
 
 /**
  * Where the cases that need a tool ended, one row per dataset (and per tag where the run
@@ -51,14 +54,14 @@ const ENDS = [
  * precision and recall.
  */
 export function outcomeTable(results: readonly EvalResult[]): string {
-  const head = ["dataset", "tool-need model", "falseNoTool", "no-tool P", "no-tool R", ...ENDS.map(([, label]) => label)];
+  const head = ["dataset", "tool-need model", "falseNoTool", "no-tool P", "no-tool R", ...PIPELINE_ENDS.map((end) => END_LABELS[end])];
   const row = (name: string, model: string, r: Pick<EvalResult, "falseNoTool" | "outcomes" | "noTool">) => [
     name,
     model,
     fmt(r.falseNoTool),
     fmt(r.noTool.precision),
     fmt(r.noTool.recall),
-    ...ENDS.map(([key]) => String(r.outcomes[key])),
+    ...PIPELINE_ENDS.map((end) => String(r.outcomes[end])),
   ];
   const rows = results.flatMap((r) => [
     row(r.dataset, r.toolNeedModel, r),
@@ -131,7 +134,6 @@ ${calibrationTable(results)}
 - **calibration**: over the calls the review scored (approved, or skipped for confidence) in cases that
   expect a tool: ECE is the expected calibration error over ten bins of confidence (calls in the bin
   over all calls × |share right − mean confidence|); a call is right when its tool is one the case expects.
-  Leave one catalog out, the confidence map was fitted on the other datasets.
 - **p50 / p99 ms**: wall time of the router's search per case, in process, embedding of the query included.
 - **n**: scored cases; with \`--learn-fraction\` the learned ones are left out.
 `;
@@ -156,13 +158,7 @@ export function recallChart(results: readonly EvalResult[]): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
   ];
-  for (let t = 0; t <= 5; t++) {
-    const v = t / 5;
-    out.push(
-      `<line x1="${left}" x2="${width - 8}" y1="${y(v)}" y2="${y(v)}" stroke="#e0e0e0"/>`,
-      `<text x="${left - 6}" y="${y(v) + 4}" text-anchor="end" fill="#555">${v.toFixed(1)}</text>`,
-    );
-  }
+  out.push(...horizontalGrid(left, width - 8, y));
   RECALL_KS.forEach((k, i) => {
     const x = left + i * legendWidth;
     out.push(
@@ -185,6 +181,60 @@ export function recallChart(results: readonly EvalResult[]): string {
   });
   out.push(`<line x1="${left}" x2="${width - 8}" y1="${y(0)}" y2="${y(0)}" stroke="#888"/>`, "</svg>");
   return out.join("\n") + "\n";
+}
+
+const SERIES_COLORS = ["#2171b5", "#e6550d", "#31a354", "#756bb1"];
+
+/** A reliability diagram: per dataset, each bin's share right against its mean confidence, and the diagonal. Plain SVG. */
+export function reliabilityChart(results: readonly Pick<EvalResult, "dataset" | "calibration">[]): string {
+  const size = 240;
+  const left = 44;
+  const top = 16;
+  const legend = 18;
+  const shown = results.filter((r) => r.calibration.n > 0);
+  const width = left + size + 150;
+  const height = top + size + 40;
+  const x = (v: number) => Math.round((left + v * size) * 10) / 10;
+  const y = (v: number) => Math.round((top + (1 - v) * size) * 10) / 10;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+  ];
+  out.push(...horizontalGrid(x(0), x(1), y));
+  for (const v of TICKS) out.push(`<text x="${x(v)}" y="${y(0) + 16}" text-anchor="middle" fill="#555">${v.toFixed(1)}</text>`);
+  out.push(
+    `<line x1="${x(0)}" y1="${y(0)}" x2="${x(1)}" y2="${y(1)}" stroke="#999" stroke-dasharray="4 3"/>`,
+    `<text x="${x(0.5)}" y="${height - 4}" text-anchor="middle" fill="#333">review confidence</text>`,
+    `<text x="12" y="${y(0.5)}" text-anchor="middle" fill="#333" transform="rotate(-90 12 ${y(0.5)})">share right</text>`,
+  );
+  shown.forEach((r, i) => {
+    const color = SERIES_COLORS[i % SERIES_COLORS.length];
+    const points = r.calibration.bins.filter((b) => b.n > 0).map((b) => `${x(b.confidence!)},${y(b.accuracy!)}`);
+    out.push(`<polyline points="${points.join(" ")}" fill="none" stroke="${color}" stroke-width="2"/>`);
+    for (const b of r.calibration.bins.filter((bin) => bin.n > 0)) {
+      out.push(
+        `<circle cx="${x(b.confidence!)}" cy="${y(b.accuracy!)}" r="3" fill="${color}"><title>${escapeXml(r.dataset)}: ${b.n} calls at ${b.confidence}, ${b.accuracy} right</title></circle>`,
+      );
+    }
+    const ly = top + 10 + i * legend;
+    out.push(
+      `<rect x="${left + size + 14}" y="${ly - 9}" width="12" height="12" fill="${color}"/>`,
+      `<text x="${left + size + 30}" y="${ly + 1}" fill="#333">${escapeXml(r.dataset)} (ECE ${r.calibration.ece.toFixed(3)})</text>`,
+    );
+  });
+  out.push("</svg>");
+  return out.join("\n") + "\n";
+}
+
+/** The ticks of a 0–1 axis. */
+const TICKS = [0, 0.2, 0.4, 0.6, 0.8, 1];
+
+/** Light horizontal lines at each tick of a 0–1 axis from x1 to x2, labelled on the left. */
+function horizontalGrid(x1: number, x2: number, y: (v: number) => number): string[] {
+  return TICKS.flatMap((v) => [
+    `<line x1="${x1}" x2="${x2}" y1="${y(v)}" y2="${y(v)}" stroke="#e0e0e0"/>`,
+    `<text x="${x1 - 6}" y="${y(v) + 4}" text-anchor="end" fill="#555">${v.toFixed(1)}</text>`,
+  ]);
 }
 
 /** ".62" for 0.62: the chart has room for three characters per bar. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { calibrationOf, reliabilityChart } from "../src/calibration.js";
+import { calibrationOf } from "../src/calibration.js";
+import { reliabilityChart } from "../src/report.js";
 
 const calls = (confidence: number, right: number, wrong: number) => [
   ...Array.from({ length: right }, () => ({ confidence, correct: true })),

@@ -83,6 +83,7 @@ export {
   routingOf,
   setSketchpad,
   toValue,
+  turnOf,
 } from "./packet.js";
 export type { NewPacketInput, ReflectionInput } from "./packet.js";
 export { STAGES } from "./stage.js";

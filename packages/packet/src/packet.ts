@@ -14,6 +14,8 @@ import {
   ReflectionLogEntrySchema,
   SketchpadEntrySchema,
   ToolRoutingState_ExecutionStatus,
+  Turn_Role,
+  TurnSchema,
 } from "./gen/switchyard/v1/packet_pb.js";
 import type { Intent, Packet, PacketContent, Reasoning, ToolRoutingState, Turn } from "./gen/switchyard/v1/packet_pb.js";
 
@@ -59,6 +61,12 @@ export function newPacket(input: NewPacketInput): Packet {
     reasoning: {},
     state: Packet_State.RECEIVED,
   });
+}
+
+/** A turn from its role's name in any case ("user", "ASSISTANT"); a name that is no role counts as the user's. */
+export function turnOf(role: string, content: string): Turn {
+  const value = Turn_Role[role.toUpperCase() as keyof typeof Turn_Role];
+  return create(TurnSchema, { role: typeof value === "number" ? value : Turn_Role.USER, content });
 }
 
 export function encodePacket(packet: Packet): Uint8Array {

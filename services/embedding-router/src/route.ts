@@ -142,7 +142,9 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   const coreNote = others.length > 0 ? `; always offered: ${others.map((c) => c.tool?.name ?? "?").join(", ")}` : "";
 
   // A message the router cannot read is never "no tool": it goes on to a selection model, or offline ends saying why.
-  const language = deps.englishOnly ? foreignLanguage(query) : undefined;
+  // Asked only where the answer matters: no candidate at all, or a message the gate would judge.
+  const judged = semantic.length === 0 || !routing.needsTool;
+  const language = deps.englishOnly && judged ? foreignLanguage(query) : undefined;
   const unread = (what: string) =>
     `cannot route a message in ${language} offline: the built-in embedder reads English only${what}; configure an embeddings endpoint (EMBEDDINGS_BASE_URL)`;
   // Even a message a rule or the intent model found a tool request in: "no tool matched" would not be the reason.

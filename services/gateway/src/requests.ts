@@ -1,5 +1,4 @@
-import { create } from "@bufbuild/protobuf";
-import { Turn_Role, TurnSchema } from "@switchyard/packet";
+import { Turn_Role, turnOf } from "@switchyard/packet";
 import type { Turn } from "@switchyard/packet";
 import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { Static, TSchema } from "@fastify/type-provider-typebox";
@@ -185,9 +184,7 @@ export function requestValidator(schema: TSchema): (value: unknown) => Validatio
 
 /** Turns as validated (role in either case) into packet turns. */
 export function toTurns(history: readonly TurnBody[] | undefined): Turn[] {
-  return (history ?? []).map((turn) =>
-    create(TurnSchema, { role: Turn_Role[turn.role.toUpperCase() as keyof typeof Turn_Role], content: turn.content }),
-  );
+  return (history ?? []).map((turn) => turnOf(turn.role, turn.content));
 }
 
 /** Packet turns in the request JSON shape, so gRPC requests go through the HTTP validator. */
