@@ -32,6 +32,8 @@ export interface EvalArgs {
   latencyTools: number;
   /** Measure the selector (tool top-1, exact arguments) instead of the retrieval. */
   selection: boolean;
+  /** Fit the selector's confidence temperature instead (fit-temperature.ts). */
+  fitTemperature: boolean;
   help: boolean;
 }
 
@@ -54,6 +56,9 @@ export const USAGE = `Usage: pnpm eval [--dataset <name>]... | --tools <file> --
   --selection             measure the selector instead: tool top-1 and exact-argument accuracy on the cases
                           with expected arguments (bfcl, apibank); writes selection-<dataset>.json
                           (honours --dataset, --tools/--queries, --json, --min-score, --out)
+  --fit-temperature       fit the built-in selector's confidence temperature to the cases with known answers
+                          instead: the temperature fitted on all, and each dataset's ECE at the temperature
+                          fitted on the others (leave one catalog out); writes temperature.json
   --latency-tools <n>     also time the search on the largest catalog padded to n tools (default ${DEFAULT_LATENCY_TOOLS}; 0: off)
   --out <dir>             where <dataset>.json, report.md and the chart go (default bench/results)`;
 
@@ -78,6 +83,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
       "by-tag": { type: "boolean", default: false },
       "latency-tools": { type: "string" },
       selection: { type: "boolean", default: false },
+      "fit-temperature": { type: "boolean", default: false },
       out: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -110,6 +116,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
     out: values.out,
     latencyTools,
     selection: values.selection,
+    fitTemperature: values["fit-temperature"],
     help: values.help,
   };
 }

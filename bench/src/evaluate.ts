@@ -134,9 +134,8 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
     }
     const outcome = ends[i]!;
     all.add(outcome, c);
-    if ((outcome.end === "call" || outcome.end === "skipped") && c.expected.length > 0 && outcome.tool) {
-      reviewed.push({ confidence: outcome.packet.toolRouting?.reviewConfidence ?? 0, correct: c.expected.includes(outcome.tool) });
-    }
+    const sample = reviewedSample(outcome, c);
+    if (sample) reviewed.push(sample);
     if (options.byTag) for (const tag of tagsOf(c)) tags.set(tag, tags.get(tag) ?? new OutcomeTally()).get(tag)!.add(outcome, c);
     options.onProgress?.(i + 1, scored.length);
   }
@@ -153,6 +152,12 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
     latencyMs: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) },
     ...(options.byTag ? { byTag: Object.fromEntries([...tags].sort(([a], [b]) => (a < b ? -1 : 1)).map(([tag, t]) => [tag, { n: t.n, ...t.result() }])) } : {}),
   };
+}
+
+/** A call the review scored (approved, or skipped for its confidence) in a case with known answers: its confidence, and whether its tool was right. */
+export function reviewedSample(outcome: PipelineOutcome, c: BenchCase): CalibrationSample | undefined {
+  if (!(outcome.end === "call" || outcome.end === "skipped") || c.expected.length === 0 || !outcome.tool) return undefined;
+  return { confidence: outcome.packet.toolRouting?.reviewConfidence ?? 0, correct: c.expected.includes(outcome.tool) };
 }
 
 /** What the report calls the tool-need model of `source`. */

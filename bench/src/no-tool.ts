@@ -1,5 +1,6 @@
 import type { BenchCase, BenchDataset } from "@switchyard/bench-data";
 import type { Config as RouterConfig } from "@switchyard/embedding-router";
+import type { Config as SelectorConfig } from "@switchyard/selector";
 import type { ToolIndex, ToolNeedScorer } from "@switchyard/retrieval";
 import { ToolNeedModel } from "@switchyard/retrieval";
 import { runPipeline } from "./pipeline.js";
@@ -25,6 +26,8 @@ export interface NoToolOptions {
   seed: number;
   /** The router's settings; absent: its defaults. */
   router?: RouterConfig;
+  /** The selector's settings; absent: its defaults. */
+  selector?: SelectorConfig;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -39,7 +42,7 @@ export async function pipelineOutcomes(
   index: ToolIndex,
   options: NoToolOptions,
 ): Promise<PipelineOutcome[]> {
-  const deps = { index, tools: dataset.tools, ...(options.router ? { router: options.router } : {}) };
+  const deps = { index, tools: dataset.tools, ...(options.router ? { router: options.router } : {}), ...(options.selector ? { selector: options.selector } : {}) };
   const source = options.source ?? { kind: "loco" };
   const folds = source.kind === "folds";
   const total = folds ? 2 * cases.length : cases.length;

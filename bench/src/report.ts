@@ -3,6 +3,7 @@ import { RECALL_KS } from "./evaluate.js";
 import { PIPELINE_ENDS } from "./pipeline.js";
 import type { PipelineEnd } from "./pipeline.js";
 import type { SelectionResult } from "./selection.js";
+import type { TemperatureFit } from "./fit-temperature.js";
 
 /** What the report says about how it was made. */
 export interface ReportContext {
@@ -77,6 +78,15 @@ export function calibrationTable(results: readonly EvalResult[]): string {
     const c = r.calibration;
     return [r.dataset, String(c.n), fmt(c.ece), String(c.atThreshold.n), fmt(c.atThreshold.right), String(c.skipped.n), String(c.skipped.right)];
   });
+  return markdownTable(head, rows, 1);
+}
+
+/** The Markdown table of `pnpm eval --fit-temperature`: each dataset at the temperature fitted on the others, and at the shipped one. */
+export function temperatureTable(fit: TemperatureFit): string {
+  const head = ["dataset", "temperature fitted on the others", "ECE at it", `ECE at the shipped ${fit.shipped}`];
+  const rows = fit.heldOut.map((h) => [h.dataset, String(h.temperature), fmt(h.ece), fmt(h.shippedEce)]);
+  if (fit.heldOutPooledEce !== null) rows.push(["held-out calls pooled", "", fmt(fit.heldOutPooledEce), ""]);
+  rows.push(["fitted on all (mean ECE)", String(fit.all.temperature), fmt(fit.all.ece), ""]);
   return markdownTable(head, rows, 1);
 }
 

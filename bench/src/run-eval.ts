@@ -12,9 +12,10 @@ import { evaluate } from "./evaluate.js";
 import type { EvalResult } from "./evaluate.js";
 import { Progress } from "./progress.js";
 import type { ProgressStream } from "./progress.js";
-import { calibrationTable, markdownReport, outcomeTable, recallChart, reliabilityChart, resultsTable, selectionTable } from "./report.js";
+import { calibrationTable, markdownReport, outcomeTable, recallChart, reliabilityChart, resultsTable, selectionTable, temperatureTable } from "./report.js";
 import { scaleLatency } from "./scale-latency.js";
 import type { ScaleLatency } from "./scale-latency.js";
+import { fitTemperature } from "./fit-temperature.js";
 import { casesWithArgs, evaluateSelection, selectorsForEval } from "./selection.js";
 import type { SelectionResult } from "./selection.js";
 
@@ -52,6 +53,7 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
 
   const embedder = new LocalEmbedder();
   if (args.selection) return runSelection(datasets, args, io, embedder);
+  if (args.fitTemperature) return runFitTemperature(datasets, args, io, embedder);
   const results: EvalResult[] = [];
   for (const dataset of datasets) {
     const progress = new Progress(io.stderr, dataset.name);
@@ -115,6 +117,17 @@ async function runSelection(datasets: readonly BenchDataset[], args: EvalArgs, i
     results.push(...own);
   }
   if (!args.json) io.stdout.write(`${selectionTable(results)}\n`);
+  return 0;
+}
+
+/** `--fit-temperature`: fit-temperature.ts, printed as a table (or JSON) and written to temperature.json. */
+async function runFitTemperature(datasets: readonly BenchDataset[], args: EvalArgs, io: EvalIo, embedder: Embedder): Promise<number> {
+  const progress = new Progress(io.stderr, "temperature");
+  const router = { ...routerDefaults(), ROUTER_MIN_SCORE: args.minScore };
+  const fit = await fitTemperature(datasets, { embedder, router, seed: args.seed, toolNeed: args.toolNeed, onProgress: (done, total) => progress.update(done, total) });
+  progress.done(`fitted on all: ${fit.all.temperature} (ECE ${fit.all.ece}); shipped ${fit.shipped}`);
+  writeFileSync(join(outDir(args), "temperature.json"), `${JSON.stringify(fit, null, 2)}\n`);
+  io.stdout.write(args.json ? `${JSON.stringify(fit)}\n` : `${temperatureTable(fit)}\n`);
   return 0;
 }
 

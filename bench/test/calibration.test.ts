@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { defaultConfig as routerDefaults } from "@switchyard/embedding-router";
+import { LocalEmbedder } from "@switchyard/retrieval";
+import { defaultConfig as selectorDefaults } from "@switchyard/selector";
 import { calibrationOf } from "../src/calibration.js";
-import { reliabilityChart } from "../src/report.js";
+import { evaluate } from "../src/evaluate.js";
+import { fitTemperature, TEMPERATURE_GRID } from "../src/fit-temperature.js";
+import { reliabilityChart, temperatureTable } from "../src/report.js";
+import { tinyDataset } from "./fixtures.js";
 
 const calls = (confidence: number, right: number, wrong: number) => [
   ...Array.from({ length: right }, () => ({ confidence, correct: true })),
@@ -32,5 +38,19 @@ describe("calibration", () => {
     assert.equal((svg.match(/<circle /g) ?? []).length, 2);
     assert.match(svg, /stroke-dasharray/);
     assert.match(svg, /a&lt;b \(ECE 0\.000\)/);
+  });
+});
+
+describe("calibration - pnpm eval --fit-temperature", () => {
+  it("calibration - each catalog is scored at the temperature fitted on the others, and at the shipped one as evaluate scores it", async () => {
+    const other = { ...tinyDataset(), name: "tiny-copy" };
+    const fit = await fitTemperature([tinyDataset(), other], { embedder: new LocalEmbedder(), router: routerDefaults(), seed: 1, toolNeed: { kind: "loco" } });
+    assert.deepEqual(fit.heldOut.map((h) => h.dataset), ["tiny", "tiny-copy"]);
+    for (const h of fit.heldOut) assert.ok((TEMPERATURE_GRID as readonly number[]).includes(h.temperature), `${h.temperature} is on the grid`);
+    assert.equal(fit.shipped, selectorDefaults.SELECTOR_CONFIDENCE_TEMPERATURE);
+    const evaluated = await evaluate(tinyDataset(), { embedder: new LocalEmbedder() });
+    assert.ok(evaluated.calibration.n > 0, "the tiny dataset has reviewed calls");
+    assert.equal(fit.heldOut[0]!.shippedEce, evaluated.calibration.ece);
+    assert.match(temperatureTable(fit), /^\| tiny \| 0\.\d+ \| \d\.\d{3} \| \d\.\d{3} \|$/m);
   });
 });

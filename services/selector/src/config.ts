@@ -50,12 +50,12 @@ export const configSchema = {
       default: 0.2,
       description: "Weight of name fit: the request's verb (read, write, delete…) and nouns (file, directory…) against the words of the tool's name.",
     },
-    SELECTOR_DECISIVE_MARGIN: {
+    SELECTOR_CONFIDENCE_TEMPERATURE: {
       type: "number",
       exclusiveMinimum: 0,
       maximum: 1,
-      default: 0.15,
-      description: "Lead over the runner-up's score at which the margin counts in full towards confidence.",
+      default: 0.06,
+      description: "Temperature of the built-in selector's confidence: a candidate's share of e^(score/T) over the candidates. Lower: surer for the same lead.",
     },
   },
 } as const satisfies ConfigSchema;
@@ -73,8 +73,8 @@ export interface Config extends LlmConfig {
   SELECTOR_WEIGHT_ARGUMENTS: number;
   /** @default 0.2 */
   SELECTOR_WEIGHT_NAME: number;
-  /** @default 0.15 */
-  SELECTOR_DECISIVE_MARGIN: number;
+  /** @default 0.06 */
+  SELECTOR_CONFIDENCE_TEMPERATURE: number;
 }
 
 /** The settings with every default applied, for tests and for callers that build a Config by hand. */
@@ -86,5 +86,5 @@ export const defaultConfig: Config = {
   SELECTOR_WEIGHT_RETRIEVAL: 0.5,
   SELECTOR_WEIGHT_ARGUMENTS: 0.3,
   SELECTOR_WEIGHT_NAME: 0.2,
-  SELECTOR_DECISIVE_MARGIN: 0.15,
+  SELECTOR_CONFIDENCE_TEMPERATURE: 0.06,
 };

@@ -21,16 +21,20 @@
  *     0.5 when the tool's name speaks of things the request does not mention while another
  *     candidate's name does ("read the file": read_graph), else 1.
  *
- * Confidence of the best candidate (0–1):
- *   confidence = s1 × (0.5 + 0.5·min(1, (s1 − s2) / decisiveMargin)) × (0.5 + 0.5·requiredFound)
- *   - s1: its score, so confidence never exceeds how well the tool fits;
- *   - s2: the score of the best runner-up that would do something different (0 when none).
- *     A runner-up that is equivalent (same side effect, same verbs in its name, the same
- *     arguments) is skipped: hesitating between read_text_file and its deprecated alias
+ * Confidence of a candidate (0–1): its share of the candidates' scores, temperature-scaled
+ * (a softmax), the best one pooled with the candidates that would do the same thing, times
+ * its arguments:
+ *   confidence = Σ_{j ≡ i} e^(s_j/T) / Σ_j e^(s_j/T) × (0.5 + 0.5·requiredFound)
+ *   (for an alternative, j ≡ i is itself only)
+ *   - s_j: each candidate's score; a lone candidate, or one far ahead, takes almost all of it;
+ *   - j ≡ i: equivalent candidates (same side effect, same verbs in the name, the same
+ *     arguments) count as one: hesitating between read_text_file and its deprecated alias
  *     read_file, or list_directory and list_directory_with_sizes, is no doubt about the outcome;
- *   - decisiveMargin: SELECTOR_DECISIVE_MARGIN (0.15), the lead at which the margin counts in full.
- *   A runner-up level with the best halves the confidence; all required arguments missing halve it again.
- *   Alternatives get the formula with no margin: s × 0.5 × (0.5 + 0.5·requiredFound).
+ *   - T: SELECTOR_CONFIDENCE_TEMPERATURE (0.06). Scores are not probabilities: how far apart
+ *     they need to be to make one candidate sure is what the temperature says, fitted on the
+ *     cases with known answers (temperature scaling; `pnpm eval` reports the reliability
+ *     diagram and the temperature fitted leave-one-catalog-out, bench/README.md).
+ *   - requiredFound: a call missing required arguments is less likely what the user meant.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { RoutingCandidate } from "@switchyard/packet";
@@ -126,11 +130,21 @@ export function scoreCandidates(request: SelectionRequest, config: Config): Scor
 
   scored.sort((a, b) => b.score - a.score || b.retrieval - a.retrieval || a.order - b.order);
   const ranked: ScoredCandidate[] = scored.map(({ order: _order, ...s }) => s);
-  const rival = rivalOf(ranked);
-  return ranked.map((s, index) => {
+  return withConfidence(ranked, config.SELECTOR_CONFIDENCE_TEMPERATURE);
+}
+
+/** Each candidate's confidence at temperature `temperature` (see the module comment). */
+export function withConfidence(ranked: readonly ScoredCandidate[], temperature: number): ScoredCandidate[] {
+  const top = Math.max(0, ...ranked.map((s) => s.score));
+  // shifted by the top score, so that no exponent overflows
+  const weights = ranked.map((s) => Math.exp((s.score - top) / temperature));
+  const total = weights.reduce((sum, w) => sum + w, 0);
+  const best = ranked[0];
+  return ranked.map((s, i) => {
+    // the best is pooled with the candidates that would do the same; an alternative stands alone
+    const share = s === best ? ranked.reduce((sum, other, j) => sum + (j === 0 || equivalent(s, other) ? weights[j]! : 0), 0) : weights[i]!;
     const found = requiredFound(s.extraction, s.requiredCount);
-    const margin = index === 0 ? Math.min(1, Math.max(0, s.score - (rival?.score ?? 0)) / config.SELECTOR_DECISIVE_MARGIN) : 0;
-    return { ...s, confidence: round(s.score * (0.5 + 0.5 * margin) * (0.5 + 0.5 * found)) };
+    return { ...s, confidence: round((total > 0 ? share / total : 0) * (0.5 + 0.5 * found)) };
   });
 }
 

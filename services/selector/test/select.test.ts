@@ -151,6 +151,20 @@ describe("selector - selectStage", () => {
     assert.match(selected.selectionReasoning, /ahead of filesystem\.list_allowed_directories/);
   });
 
+  it("selector - confidence is the best one's temperature-scaled share: a lone candidate is sure, a colder temperature surer", () => {
+    const lone = packetFor("please read the file notes/todo.md", candidates({ "filesystem.read_text_file": 0.74 }));
+    selectStage(lone, config);
+    assert.equal(routingOf(lone).selectedTool!.selectionConfidence, 1);
+
+    const at = (temperature: number) => {
+      const packet = packetFor("please read the file notes/todo.md", candidates(READ_REQUEST_CANDIDATES));
+      selectStage(packet, { ...config, SELECTOR_CONFIDENCE_TEMPERATURE: temperature });
+      return routingOf(packet).selectedTool!.selectionConfidence;
+    };
+    assert.ok(at(0.03) > at(0.06) && at(0.06) > at(0.2), `${at(0.03)} > ${at(0.06)} > ${at(0.2)}`);
+    assert.ok(at(0.2) < 0.7, "five close candidates leave a warm temperature unsure");
+  });
+
   it("selector - the current step is read before the original prompt", () => {
     const packet = packetFor(
       "read notes/a.txt and then write done to notes/b.txt",
