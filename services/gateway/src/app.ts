@@ -1,5 +1,5 @@
 import Fastify, { LogController } from "fastify";
-import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
+import type { FastifyBaseLogger, FastifyReply, FastifyServerOptions } from "fastify";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
@@ -14,6 +14,7 @@ import {
   SubmitPacketResponseSchema,
 } from "@switchyard/packet";
 import type { DescMessage } from "@bufbuild/protobuf";
+import type { Packet } from "@switchyard/packet";
 import { processMetrics } from "@switchyard/telemetry";
 import type { Authenticator } from "./auth.js";
 import { GatewayError } from "./deps.js";
@@ -23,8 +24,10 @@ import { guardApi } from "./http-guard.js";
 import type { RateLimitSettings } from "./http-guard.js";
 import { acceptedJson, listToolsJson, messageJson, packetJson, routeResponseJson } from "./json.js";
 import { protoJsonSchemas, protoSchemaRef } from "./proto-json-schema.js";
-import { requestSchemas, toFeedbackInput, toRouteInput, toSubmitInput } from "./requests.js";
+import { requestSchemas, toCallInput, toFeedbackInput, toRouteInput, toSubmitInput } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
+import { DEFAULT_MCP_OPTIONS, mcpDoor } from "./mcp-door.js";
+import type { McpDoorOptions } from "./mcp-door.js";
 import { toolRoutes } from "./tool-routes.js";
 import { answerAfterUnreadBody } from "./unread-body.js";
 
@@ -37,6 +40,8 @@ export interface AppOptions extends GatewayLimits {
   logger?: FastifyServerOptions["logger"];
   /** A ready pino-compatible logger instead of `logger`. */
   loggerInstance?: FastifyBaseLogger;
+  /** The MCP door's settings. @default DEFAULT_MCP_OPTIONS */
+  mcp?: McpDoorOptions;
 }
 
 /** The messages whose JSON the API returns; their schemas become OpenAPI components. */
@@ -151,6 +156,13 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
 
 export type GatewayApp = ReturnType<typeof buildApp>;
 
+/** The finished packet, or 202 with its id and where to poll it. */
+function submitted(reply: FastifyReply, { packet, finished }: { packet: Packet; finished: boolean }) {
+  if (finished) return packetJson(packet);
+  const packetId = packet.header?.packetId ?? "";
+  return reply.code(202).header("location", `/v1/packets/${encodeURIComponent(packetId)}`).send(acceptedJson(packetId));
+}
+
 /** The API, behind API keys and the rate limit, in its own context so the guard covers these routes only. */
 function routes(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox {
   const schemas = requestSchemas(opts);
@@ -159,6 +171,7 @@ function routes(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox 
   return async (app) => {
     await guardApi(app, opts.auth, opts.rateLimit ?? { max: 0, windowMs: 1 });
     await app.register(toolRoutes(deps, opts));
+    await app.register(mcpDoor(deps, opts.mcp ?? DEFAULT_MCP_OPTIONS));
 
     app.post(
       "/v1/packets",
@@ -181,12 +194,31 @@ function routes(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox 
           },
         },
       },
-      async (request, reply) => {
-        const { packet, finished } = await deps.submitPacket(toSubmitInput(request.tenant, request.body));
-        if (finished) return packetJson(packet);
-        const packetId = packet.header?.packetId ?? "";
-        return reply.code(202).header("location", `/v1/packets/${encodeURIComponent(packetId)}`).send(acceptedJson(packetId));
+      async (request, reply) => submitted(reply, await deps.submitPacket(toSubmitInput(request.tenant, request.body))),
+    );
+
+    app.post(
+      "/v1/calls",
+      {
+        schema: {
+          operationId: "submitCall",
+          summary: "Review and run a tool call the caller chose",
+          description:
+            "The call starts a packet at the review stage: the tool's schema, side-effect policy and approvals apply as to any " +
+            "packet (a write answers AWAITING_APPROVAL; approve it with POST /v1/packets/{id}/approve). 200 with the finished " +
+            "packet, or 202 with its id when it is still running.",
+          tags: ["packets"],
+          body: schemas.submitCall,
+          response: {
+            200: protoResponse(PacketSchema, "The finished packet"),
+            202: protoResponse(SubmitPacketResponseSchema, "Still running; poll the Location header"),
+            400: errorResponse("The request is invalid, or a bare tool name two servers share"),
+            404: errorResponse("No tool of yours has this name"),
+            503: errorResponse("The fleet cannot take requests now"),
+          },
+        },
       },
+      async (request, reply) => submitted(reply, await deps.submitCall(toCallInput(request.tenant, request.body))),
     );
 
     app.get(

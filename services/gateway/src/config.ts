@@ -67,6 +67,19 @@ export const configSchema = {
       default: 120000,
       description: "Time a packet has to finish from submission (or approval); past it a stage ends it FAILED. 0: no deadline",
     },
+    MCP_LIST_ALL_MAX_TOOLS: {
+      type: "integer",
+      minimum: 0,
+      default: 40,
+      description: "/mcp lists a catalog of at most this many tools whole; a larger one as its core tools and the meta-tools search_tools, call_tool and call",
+    },
+    MCP_SEARCH_DEFAULT_K: {
+      type: "integer",
+      minimum: 1,
+      maximum: 50,
+      default: 5,
+      description: "Tools /mcp's search_tools returns when the caller gives no k",
+    },
   },
 } as const;
 
@@ -103,6 +116,10 @@ export interface Config {
   PUBLISH_TIMEOUT_MS: number;
   /** @default 120000 */
   PACKET_DEADLINE_MS: number;
+  /** @default 40 */
+  MCP_LIST_ALL_MAX_TOOLS: number;
+  /** @default 5 */
+  MCP_SEARCH_DEFAULT_K: number;
 }
 
 /** Limits that are on by default only when keys are: local mode is one trusted user. */

@@ -1,3 +1,4 @@
+import type { CallInput } from "./direct-call.js";
 import type { AddExamplesResponse, FeedbackResponse, Packet, RoutingCandidate, ToolDefinition, Turn } from "@switchyard/packet";
 
 /** A validated request for the full packet flow, as both front doors (HTTP and gRPC) hand it over. */
@@ -57,6 +58,12 @@ export interface RouteOutput {
 export interface GatewayDeps {
   /** finished=false: still running after the wait timeout (or wait=false). */
   submitPacket(input: SubmitInput): Promise<{ packet: Packet; finished: boolean }>;
+  /**
+   * A call the caller chose (direct-call.ts): reviewed and run as a packet that starts at the
+   * review stage. GatewayError "not_found" for a tool the tenant cannot see, "invalid" for an
+   * ambiguous bare name. finished=false as for submitPacket.
+   */
+  submitCall(input: CallInput): Promise<{ packet: Packet; finished: boolean }>;
   /** undefined when no packet has that id. */
   getPacket(tenant: string, packetId: string): Promise<Packet | undefined>;
   /**

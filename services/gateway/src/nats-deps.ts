@@ -29,6 +29,7 @@ import {
   withExamples,
 } from "@switchyard/bus";
 import type { HopClock } from "@switchyard/bus";
+import { callPacket, resolveTool } from "./direct-call.js";
 import {
   AddExamplesRequestSchema,
   AddExamplesResponseSchema,
@@ -153,6 +154,22 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     return { packet, finished: false };
   }
 
+  /** Starts a new packet of `tenant`'s at `stage`, in the caller's trace, counted among the tenant's packets in flight. */
+  async function launch(packet: Packet, tenant: string, stage: Stage, wait: boolean, clock: HopClock) {
+    const header = packet.header!;
+    header.tenant = tenant;
+    // The request's trace becomes the packet's: an approval later continues it.
+    header.traceparent = currentTraceparent();
+    setDeadline(packet, options.packetDeadlineMs);
+    live.admit(tenant, header.packetId);
+    try {
+      return await dispatch(packet, stage, wait, clock);
+    } catch (error) {
+      live.release(tenant, header.packetId);
+      throw error;
+    }
+  }
+
   /** Stores a packet the gateway itself ended (denied, approval expired) and counts it with the others. */
   async function endAtGateway(packet: Packet): Promise<void> {
     await packets.put(packet.header!.packetId, encodePacket(packet));
@@ -191,18 +208,13 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         maxReinjections: options.maxReinjections,
       });
       packet.state = Packet_State.DETECTING_INTENT;
-      const header = packet.header!;
-      header.tenant = input.tenant;
-      // The request's trace becomes the packet's: an approval later continues it.
-      header.traceparent = currentTraceparent();
-      setDeadline(packet, options.packetDeadlineMs);
-      live.admit(input.tenant, header.packetId);
-      try {
-        return await dispatch(packet, "intent", input.wait, clock);
-      } catch (error) {
-        live.release(input.tenant, header.packetId);
-        throw error;
-      }
+      return launch(packet, input.tenant, "intent", input.wait, clock);
+    }),
+
+    submitCall: (input) => whileNatsAvailable(availability, async () => {
+      const clock = startHopClock();
+      const packet = callPacket(input, resolveTool(input.tool, tools.values(), input.tenant), options.maxReinjections);
+      return launch(packet, input.tenant, "review", input.wait, clock);
     }),
 
     getPacket: (tenant, packetId) => whileNatsAvailable(availability, () => ownPacket(tenant, packetId)),

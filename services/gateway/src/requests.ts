@@ -4,7 +4,9 @@ import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { Static, TSchema } from "@fastify/type-provider-typebox";
 import type { FastifySchemaValidationError } from "fastify";
 import { EXAMPLE_MAX_CHARS } from "@switchyard/bus";
+import type { JsonObject } from "@bufbuild/protobuf";
 import type { FeedbackInput, RouteInput, SubmitInput } from "./deps.js";
+import type { CallInput } from "./direct-call.js";
 
 /**
  * The requests both front doors accept. HTTP validates bodies with these
@@ -92,6 +94,22 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
       },
       { additionalProperties: false },
     ),
+    submitCall: Type.Object(
+      {
+        tool: Type.String({
+          minLength: 1,
+          maxLength: MAX_TOOL_NAME_CHARS,
+          description: "The tool's catalog name, or its bare name on its server when only one tool has it (write_file)",
+        }),
+        arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The call's arguments; the review checks them against the tool's inputSchema" })),
+        message: Type.Optional(Type.String({ minLength: 1, maxLength: limits.maxMessageChars, description: "What the user asked, for the review and the audit trail" })),
+        sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ID_CHARS })),
+        wait: Type.Optional(
+          Type.Boolean({ default: true, description: "Wait for the finished packet, or return 202 with its id at once" }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
     packetRef: Type.Object(
       // The id is a key of the packets bucket; anything else could not name a packet.
       { packetId: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS, pattern: "^[A-Za-z0-9_-]+$" }) },
@@ -135,6 +153,7 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
 export type RequestSchemas = ReturnType<typeof requestSchemas>;
 export type SubmitPacketBody = Static<RequestSchemas["submitPacket"]>;
 export type RouteBody = Static<RequestSchemas["route"]>;
+export type SubmitCallBody = Static<RequestSchemas["submitCall"]>;
 export type FeedbackBody = Static<RequestSchemas["feedback"]>;
 export type AddExamplesBody = Static<RequestSchemas["addExamples"]>;
 export type TurnBody = NonNullable<SubmitPacketBody["history"]>[number];
@@ -191,6 +210,18 @@ export function toTurns(history: readonly TurnBody[] | undefined): Turn[] {
 export function turnsToBody(history: readonly Turn[]): TurnBody[] {
   // An unknown enum number keeps its number, which the role check then rejects by name.
   return history.map((turn) => ({ role: Turn_Role[turn.role] ?? String(turn.role), content: turn.content }));
+}
+
+/** A direct call as validated; the tenant, as for a packet, comes from the caller's API key. */
+export function toCallInput(tenant: string, body: SubmitCallBody): CallInput {
+  return {
+    tenant,
+    tool: body.tool,
+    arguments: (body.arguments ?? {}) as JsonObject,
+    ...(body.message !== undefined ? { message: body.message } : {}),
+    ...(body.sessionId !== undefined ? { sessionId: body.sessionId } : {}),
+    wait: body.wait ?? true,
+  };
 }
 
 /** The body has no tenant (an unknown field is refused): it comes from the caller's API key. */

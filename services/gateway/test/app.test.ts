@@ -499,6 +499,7 @@ describe("gateway http - OpenAPI", () => {
         "GET /readyz",
         "GET /v1/packets/{packetId}",
         "GET /v1/tools",
+        "POST /v1/calls",
         "POST /v1/packets",
         "POST /v1/packets/{packetId}/approve",
         "POST /v1/packets/{packetId}/deny",

@@ -12,11 +12,15 @@ import {
   SelectedToolSchema,
   ToolDefinition_SideEffect,
   ToolDefinitionSchema,
+  ToolExecutionResultSchema,
   ToolRoutingState_ExecutionStatus,
+  toValue,
   toolVisibleTo,
 } from "@switchyard/packet";
 import type { Packet, ToolDefinition } from "@switchyard/packet";
 import { approveCall, denyCall } from "../src/approvals.js";
+import { callPacket, resolveTool } from "../src/direct-call.js";
+import type { CallInput } from "../src/direct-call.js";
 import { GatewayError, ownedBy } from "../src/deps.js";
 import type { FeedbackInput, GatewayDeps, RouteInput, RouteOutput, SubmitInput } from "../src/deps.js";
 
@@ -99,6 +103,26 @@ export class InMemoryGatewayDeps implements GatewayDeps {
       finish(packet, Packet_State.COMPLETED, "no tool needed: in-memory deps run no stages");
     }
     return { packet, finished: true };
+  }
+
+  readonly calls: CallInput[] = [];
+
+  /** A call as the fleet would end it: a write waits for approval, a read runs and echoes its arguments. */
+  async submitCall(input: CallInput) {
+    this.calls.push(input);
+    const tool = resolveTool(input.tool, ALL_TOOLS, input.tenant);
+    const packet = callPacket(input, tool, 3);
+    packet.header!.tenant = input.tenant;
+    this.packets.set(packet.header!.packetId, packet);
+    const routing = routingOf(packet);
+    if (tool.sideEffect !== ToolDefinition_SideEffect.READ) {
+      routing.executionStatus = ToolRoutingState_ExecutionStatus.PENDING;
+      requestApproval(packet, 60_000);
+      return { packet: finish(packet, Packet_State.AWAITING_APPROVAL, `awaiting approval: ${tool.name} writes`), finished: true };
+    }
+    routing.executionStatus = ToolRoutingState_ExecutionStatus.EXECUTED;
+    routing.executionResult = create(ToolExecutionResultSchema, { success: true, output: toValue(`${tool.name} ${JSON.stringify(input.arguments)}`) });
+    return { packet: finish(packet, Packet_State.COMPLETED, `done: ${tool.name} ran`), finished: true };
   }
 
   async getPacket(tenant: string, packetId: string) {

@@ -1,0 +1,193 @@
+/**
+ * Switchyard as an MCP server at `/mcp` (Streamable HTTP, the SDK's server classes), for the
+ * agents that speak MCP: Claude Desktop, Cursor, VS Code, the OpenAI Agents SDK, LangGraph.
+ *
+ * Stateless: each POST is answered by a server made for it, from the catalog as the caller's
+ * tenant sees it, so any gateway replica answers any request and nothing lives in one process.
+ * It sits behind the same API keys and rate limit as the HTTP API (registered inside that
+ * guarded context); every call goes through `GatewayDeps.submitCall`, the review, policy,
+ * approvals, executor and trace of any packet. `_meta.traceparent` in a request continues the
+ * caller's trace.
+ */
+import { context, propagation } from "@opentelemetry/api";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { fromValue, Packet_State, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import type { Packet, ToolDefinition } from "@switchyard/packet";
+import { configSchema } from "./config.js";
+import { GatewayError } from "./deps.js";
+import type { GatewayDeps } from "./deps.js";
+import { CALL_POOL, CALL_TOOL, ExposedNames, mcpTool, metaTools, poolTool, SEARCH_TOOLS } from "./mcp-tools.js";
+
+export interface McpDoorOptions {
+  /** A catalog of at most this many tools is listed whole; a larger one through the meta-tools. */
+  listAllMaxTools: number;
+  /** How many tools `search_tools` returns unless asked. */
+  searchDefaultK: number;
+}
+
+/** The settings' defaults (config.ts). */
+export const DEFAULT_MCP_OPTIONS: McpDoorOptions = {
+  listAllMaxTools: configSchema.properties.MCP_LIST_ALL_MAX_TOOLS.default,
+  searchDefaultK: configSchema.properties.MCP_SEARCH_DEFAULT_K.default,
+};
+
+const SERVER_INFO = { name: "switchyard", version: "0.1.0" };
+
+/** The route; register it inside the guarded API context (app.ts). */
+export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions): FastifyPluginAsync {
+  return async (app) => {
+    // The body is read as text: a malformed one is answered with JSON-RPC's parse error, not an HTTP 400 page.
+    app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+
+    app.post("/mcp", { schema: { hide: true } }, async (request, reply) => {
+      let message: unknown;
+      try {
+        message = JSON.parse(String(request.body));
+      } catch {
+        return reply.code(400).send(jsonRpcError(ErrorCode.ParseError, "the body is not JSON"));
+      }
+      const server = serverFor(deps, request.tenant, options);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      reply.raw.on("close", () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, message);
+    });
+
+    // Stateless: no stream to resume (GET) and no session to end (DELETE).
+    const notAllowed = async (_request: unknown, reply: FastifyReply) =>
+      reply.code(405).header("allow", "POST").send(jsonRpcError(ErrorCode.InvalidRequest, "this server is stateless: POST only"));
+    app.get("/mcp", { schema: { hide: true } }, notAllowed);
+    app.delete("/mcp", { schema: { hide: true } }, notAllowed);
+  };
+}
+
+function jsonRpcError(code: number, message: string) {
+  return { jsonrpc: "2.0", id: null, error: { code, message } };
+}
+
+/** An MCP server over the tenant's catalog. */
+function serverFor(deps: GatewayDeps, tenant: string, options: McpDoorOptions): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions:
+      "Switchyard routes among many tools. Use search_tools to find the tool for a task, then call_tool; " +
+      "or call {pool, action, params} with an action listed in its description. Writes may wait for the user's approval.",
+  });
+  const catalog = async () => (await deps.listTools(tenant)).filter((t) => !t.quarantined);
+  const listsAll = (tools: readonly ToolDefinition[]) => tools.length <= options.listAllMaxTools;
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = await catalog();
+    const names = new ExposedNames(tools);
+    if (listsAll(tools)) return { tools: tools.map((t) => mcpTool(t, names)) };
+    return { tools: [...tools.filter((t) => t.core).map((t) => mcpTool(t, names)), ...metaTools(tools)] };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const traceparent = request.params._meta?.["traceparent"];
+    const ctx = typeof traceparent === "string" ? propagation.extract(context.active(), { traceparent }) : context.active();
+    return context.with(ctx, async () => {
+      const tools = await catalog();
+      const names = new ExposedNames(tools);
+      const args = (request.params.arguments ?? {}) as JsonObject;
+      try {
+        switch (request.params.name) {
+          case SEARCH_TOOLS:
+            return await searchTools(deps, tenant, names, args, options.searchDefaultK);
+          case CALL_TOOL:
+            return await callTool(deps, tenant, names.catalog(stringArg(args, "name")), objectArg(args, "arguments"));
+          case CALL_POOL: {
+            const pool = stringArg(args, "pool");
+            const action = stringArg(args, "action");
+            const tool = poolTool(tools, pool, action);
+            if (!tool) throw new McpError(ErrorCode.InvalidParams, `no action ${action} in pool ${pool}; the pools and their actions are in the description of ${CALL_POOL}`);
+            return await callTool(deps, tenant, tool.name, objectArg(args, "params"));
+          }
+          default:
+            return await callTool(deps, tenant, names.catalog(request.params.name), args);
+        }
+      } catch (error) {
+        throw asMcpError(error);
+      }
+    });
+  });
+  return server;
+}
+
+async function searchTools(deps: GatewayDeps, tenant: string, names: ExposedNames, args: JsonObject, defaultK: number): Promise<CallToolResult> {
+  const query = stringArg(args, "query");
+  const k = args["k"] === undefined ? defaultK : args["k"];
+  if (typeof k !== "number" || !Number.isInteger(k) || k < 1 || k > 50) throw new McpError(ErrorCode.InvalidParams, "k must be a whole number from 1 to 50");
+  const { candidates } = await deps.route(tenant, { message: query, history: [], topK: k, tools: [], pools: [], domains: [] });
+  const tools = candidates
+    .filter((c) => c.tool)
+    .map((c) => {
+      const listed = mcpTool(c.tool!, names);
+      return { name: listed.name, description: listed.description ?? "", inputSchema: listed.inputSchema, score: Math.round(c.score * 1000) / 1000 };
+    });
+  return { content: [{ type: "text", text: JSON.stringify(tools) }], structuredContent: { tools } };
+}
+
+async function callTool(deps: GatewayDeps, tenant: string, tool: string, args: JsonObject): Promise<CallToolResult> {
+  const { packet, finished } = await deps.submitCall({ tenant, tool, arguments: args, wait: true });
+  return callResult(packet, finished);
+}
+
+/** A packet's outcome as a tool result: the tool's output, or what stopped it and what to do. */
+export function callResult(packet: Packet, finished: boolean): CallToolResult {
+  const packetId = packet.header?.packetId ?? "";
+  const routing = packet.toolRouting;
+  const meta = { packetId, state: Packet_State[packet.state] };
+  if (!finished) {
+    return text(`still running: packet ${packetId}; GET /v1/packets/${packetId} for its outcome`, false, meta);
+  }
+  if (packet.state === Packet_State.AWAITING_APPROVAL) {
+    const hash = routing?.approval?.callHash ?? "";
+    return text(
+      `awaiting approval: ${packet.stateReason}. Packet ${packetId}: approve with POST /v1/packets/${packetId}/approve ` +
+        `(body {"callHash":"${hash}"}) or deny with POST /v1/packets/${packetId}/deny.`,
+      false,
+      { ...meta, callHash: hash, approve: `/v1/packets/${packetId}/approve` },
+    );
+  }
+  const result = routing?.executionResult;
+  if (routing?.executionStatus === ToolRoutingState_ExecutionStatus.EXECUTED && result) {
+    const output = fromValue(result.output);
+    const shown = typeof output === "string" ? output : JSON.stringify(output);
+    return { content: [{ type: "text", text: shown }], isError: !result.success, _meta: meta };
+  }
+  return text(packet.stateReason || `ended ${meta.state}`, true, meta);
+}
+
+function text(message: string, isError: boolean, meta: Record<string, string>): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError, _meta: meta };
+}
+
+function stringArg(args: JsonObject, name: string): string {
+  const value = args[name];
+  if (typeof value !== "string" || value.trim() === "") throw new McpError(ErrorCode.InvalidParams, `${name} must be a non-empty string`);
+  return value;
+}
+
+function objectArg(args: JsonObject, name: string): JsonObject {
+  const value = args[name];
+  if (value === undefined) return {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new McpError(ErrorCode.InvalidParams, `${name} must be an object`);
+  return value;
+}
+
+/** The gateway's refusals as JSON-RPC errors: a bad or unknown name is the caller's (invalid params), the fleet away is ours. */
+function asMcpError(error: unknown): unknown {
+  if (!(error instanceof GatewayError)) return error;
+  const code = error.code === "not_found" || error.code === "invalid" ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+  return new McpError(code, error.message);
+}

@@ -1,0 +1,152 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { buildApp } from "../src/app.js";
+import { apiKeyAuthenticator } from "../src/auth.js";
+import { InMemoryGatewayDeps, PRIVATE_TENANT } from "./in-memory-deps.js";
+
+const KEY = "key-of-tenant-a-0123456789";
+const PRIVATE_KEY = "key-of-the-private-tenant-0123";
+const auth = apiKeyAuthenticator(new Map([[KEY, "a"], [PRIVATE_KEY, PRIVATE_TENANT]]));
+const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth };
+
+type Text = { type: string; text: string };
+
+/** A gateway over the in-memory deps on a free port, and official MCP clients for it. */
+async function serve(listAllMaxTools: number) {
+  const deps = new InMemoryGatewayDeps();
+  const app = buildApp(deps, { ...LIMITS, mcp: { listAllMaxTools, searchDefaultK: 5 } });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  const url = new URL(`http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/mcp`);
+  const clients: Client[] = [];
+  const connect = async (key: string) => {
+    const client = new Client({ name: "mcp-door-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    clients.push(client);
+    return client;
+  };
+  const close = async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await app.close();
+  };
+  return { deps, url, connect, close };
+}
+
+const textOf = (result: unknown) => ((result as { content?: Text[] }).content ?? []).map((c) => c.text).join("\n");
+
+describe("gateway mcp - a small catalog is listed whole", () => {
+  let s: Awaited<ReturnType<typeof serve>>;
+  before(async () => (s = await serve(40)));
+  after(async () => s.close());
+
+  it("gateway mcp - tools/list: client-safe names, annotations from the side effect, another tenant's tool absent", async () => {
+    const client = await s.connect(KEY);
+    assert.equal(client.getServerVersion()?.name, "switchyard");
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ["core_clarify", "filesystem_read_file", "filesystem_write_file"]);
+    for (const tool of tools) assert.match(tool.name, /^[a-zA-Z0-9_-]{1,64}$/);
+    const read = tools.find((t) => t.name === "filesystem_read_file")!;
+    assert.equal(read.title, "filesystem.read_file");
+    assert.equal(read.annotations?.readOnlyHint, true);
+    assert.equal(tools.find((t) => t.name === "filesystem_write_file")!.annotations?.destructiveHint, true);
+
+    const own = await (await s.connect(PRIVATE_KEY)).listTools();
+    assert.ok(own.tools.some((t) => t.name === "ledger_post_entry"), "the private tenant sees its own tool");
+  });
+
+  it("gateway mcp - tools/call by the listed name runs the call through review, with the tenant of the key", async () => {
+    const client = await s.connect(KEY);
+    const result = await client.callTool({ name: "filesystem_read_file", arguments: { path: "notes/todo.md" } });
+    assert.equal(result.isError, false);
+    assert.equal(textOf(result), 'filesystem.read_file {"path":"notes/todo.md"}');
+    const call = s.deps.calls.at(-1)!;
+    assert.deepEqual([call.tenant, call.tool, call.arguments], ["a", "filesystem.read_file", { path: "notes/todo.md" }]);
+  });
+
+  it("gateway mcp - a write answers 'awaiting approval' with the packet id and how to approve", async () => {
+    const client = await s.connect(KEY);
+    const result = await client.callTool({ name: "filesystem_write_file", arguments: { path: "a.md", content: "x" } });
+    assert.equal(result.isError, false);
+    const packetId = (result._meta as { packetId: string }).packetId;
+    assert.match(textOf(result), new RegExp(`^awaiting approval: .*POST /v1/packets/${packetId}/approve`));
+    assert.equal(s.deps.packets.get(packetId)?.header?.tenant, "a");
+  });
+
+  it("gateway mcp - another tenant's tool cannot be called; an unknown name is a JSON-RPC invalid-params error", async () => {
+    const client = await s.connect(KEY);
+    for (const name of ["ledger_post_entry", "ledger.post_entry", "no_such_tool"]) {
+      await assert.rejects(client.callTool({ name, arguments: {} }), (error: unknown) => {
+        assert.ok(error instanceof McpError, String(error));
+        assert.equal(error.code, -32602);
+        assert.match(error.message, /no tool named/);
+        return true;
+      });
+    }
+  });
+
+  it("gateway mcp - no key: 401 before any MCP; a body that is not JSON: JSON-RPC parse error", async () => {
+    const anonymous = new Client({ name: "anonymous", version: "1.0.0" });
+    await assert.rejects(anonymous.connect(new StreamableHTTPClientTransport(s.url)), /401|Unauthorized/i);
+
+    const bad = await fetch(s.url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{not json",
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { error: { code: number } }).error.code, -32700);
+
+    const get = await fetch(s.url, { headers: { authorization: `Bearer ${KEY}` } });
+    assert.equal(get.status, 405);
+  });
+});
+
+describe("gateway mcp - a large catalog behind the meta-tools", () => {
+  let s: Awaited<ReturnType<typeof serve>>;
+  before(async () => (s = await serve(0)));
+  after(async () => s.close());
+
+  it("gateway mcp - tools/list is the core tools and search_tools, call_tool, call; call's description lists pools and actions", async () => {
+    const { tools } = await (await s.connect(KEY)).listTools();
+    assert.deepEqual(tools.map((t) => t.name), ["core_clarify", "search_tools", "call_tool", "call"]);
+    const call = tools.find((t) => t.name === "call")!;
+    assert.match(call.description!, /^filesystem:\n {2}- read_file: Read a file\n {2}- write_file: Write a file$/m);
+    assert.doesNotMatch(call.description!, /post_entry/, "another tenant's pool is not described");
+  });
+
+  it("gateway mcp - search_tools returns the router's tools with names call_tool takes; call_tool takes a bare server name too", async () => {
+    const client = await s.connect(KEY);
+    const found = await client.callTool({ name: "search_tools", arguments: { query: "read a file", k: 2 } });
+    const { tools } = found.structuredContent as { tools: { name: string; inputSchema: object }[] };
+    assert.deepEqual(tools.map((t) => t.name), ["filesystem_read_file", "filesystem_write_file"]);
+    assert.equal(s.deps.routed.at(-1)?.topK, 2);
+
+    for (const name of [tools[0]!.name, "read_file"]) {
+      const ran = await client.callTool({ name: "call_tool", arguments: { name, arguments: { path: "b.md" } } });
+      assert.equal(textOf(ran), 'filesystem.read_file {"path":"b.md"}', name);
+    }
+    const pooled = await client.callTool({ name: "call", arguments: { pool: "filesystem", action: "read_file", params: { path: "c.md" } } });
+    assert.equal(textOf(pooled), 'filesystem.read_file {"path":"c.md"}');
+  });
+
+  it("gateway mcp - bad meta-tool arguments are invalid-params errors that name the argument", async () => {
+    const client = await s.connect(KEY);
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ["search_tools", {}, /query must be a non-empty string/],
+      ["search_tools", { query: "x", k: 0 }, /k must be a whole number/],
+      ["call_tool", { name: "filesystem_read_file", arguments: [1] }, /arguments must be an object/],
+      ["call", { pool: "filesystem", action: "format_disk" }, /no action format_disk in pool filesystem/],
+    ];
+    for (const [name, args, message] of cases) {
+      await assert.rejects(client.callTool({ name, arguments: args }), (error: unknown) => {
+        assert.ok(error instanceof McpError);
+        assert.equal(error.code, -32602);
+        assert.match(error.message, message);
+        return true;
+      });
+    }
+  });
+});
