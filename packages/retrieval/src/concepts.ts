@@ -33,7 +33,7 @@ export const CONCEPT_GROUPS: readonly (readonly string[])[] = [
   ["reserve", "reservation", "booking"],
   // things
   ["directory", "folder", "dir", "subdirectory", "subfolder"],
-  ["file", "document", "doc"],
+  ["file", "document", "doc", "note"],
   ["size", "big", "large", "bytes", "kb", "mb"],
   ["image", "picture", "photo", "photograph", "pic"],
   ["video", "clip", "youtube"],
