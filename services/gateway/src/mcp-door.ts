@@ -161,9 +161,11 @@ export function callResult(packet: Packet, finished: boolean): CallToolResult {
   }
   const result = routing?.executionResult;
   if (routing?.executionStatus === ToolRoutingState_ExecutionStatus.EXECUTED && result) {
+    // The tool's structured result (the executor keeps it over the text) goes on as structured content, and as its JSON text.
     const output = fromValue(result.output);
+    const structured = output !== null && typeof output === "object" && !Array.isArray(output) ? { structuredContent: output } : {};
     const shown = typeof output === "string" ? output : JSON.stringify(output);
-    return { content: [{ type: "text", text: shown }], isError: !result.success, _meta: meta };
+    return { content: [{ type: "text", text: shown }], ...structured, isError: !result.success, _meta: meta };
   }
   return text(packet.stateReason || `ended ${meta.state}`, true, meta);
 }
