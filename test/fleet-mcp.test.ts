@@ -1,6 +1,8 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { promisify } from "node:util";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -15,6 +17,10 @@ const CONFIG = fileURLToPath(new URL("fixtures/tenant-catalog.yaml", import.meta
 const KEYS = { a: "tenant-a-key-0123456789abcdef", b: "tenant-b-key-0123456789abcdef" };
 
 type Text = { type: string; text: string };
+/** The MCP Inspector's command line (@modelcontextprotocol/inspector --cli), as the README shows it. */
+const INSPECTOR = fileURLToPath(new URL("node_modules/.bin/mcp-inspector", import.meta.url));
+const run = promisify(execFile);
+
 const textOf = (result: unknown) => ((result as { content?: Text[] }).content ?? []).map((c) => c.text).join("\n");
 
 describe("fleet mcp - the official MCP client against /mcp on a running fleet", { skip }, () => {
@@ -104,5 +110,16 @@ describe("fleet mcp - the official MCP client against /mcp on a running fleet", 
     assert.ok((await search(a, memoryQuery, 20)).some((tool) => tool.name === "memory_search_nodes"));
     const own = await a.callTool({ name: "call_tool", arguments: { name: "search_nodes", arguments: { query: "build" } } });
     assert.equal(own.isError, false, textOf(own));
+  });
+
+  it("fleet mcp - the MCP Inspector's command line lists the tools and calls search_tools, with the key in a header", async () => {
+    const inspect = async (...args: string[]) => {
+      const { stdout } = await run(INSPECTOR, ["--cli", `${t.url}/mcp`, "--transport", "http", "--header", `Authorization: Bearer ${KEYS.b}`, ...args], { timeout: 60_000 });
+      return JSON.parse(stdout);
+    };
+    const listed = await inspect("--method", "tools/list");
+    assert.deepEqual(listed.tools.map((tool: { name: string }) => tool.name).sort(), ["call", "call_tool", "search_tools"]);
+    const found = await inspect("--method", "tools/call", "--tool-name", "search_tools", "--tool-arg", "query=what's in my to-do note");
+    assert.ok(found.structuredContent.tools.some((tool: { name: string }) => tool.name === "filesystem_read_text_file"), JSON.stringify(found));
   });
 });

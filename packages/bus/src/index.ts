@@ -24,6 +24,7 @@ export {
   FEEDBACK_SUBJECT,
   PACKETS_WILDCARD,
   packetSubject,
+  RANK_TOOLS_SUBJECT,
   ROUTE_SUBJECT,
   toolApprovalEndpoint,
 } from "./subjects.js";

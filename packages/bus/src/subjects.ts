@@ -27,6 +27,9 @@ export const DONE_WILDCARD = "switchyard.done.>";
 /** Route-only requests (request/reply, served by the embedding-router replicas). */
 export const ROUTE_SUBJECT = "switchyard.rpc.route";
 
+/** Ranking tools a caller brings (request/reply, RankToolsRequest → RankToolsResponse, served by the embedding-routers). */
+export const RANK_TOOLS_SUBJECT = "switchyard.rpc.rank-tools";
+
 /** Feedback on a packet's tool (request/reply, FeedbackRequest → FeedbackResponse, served by the embedding-routers). */
 export const FEEDBACK_SUBJECT = "switchyard.rpc.feedback";
 

@@ -45,6 +45,8 @@ export {
   FeedbackRequestSchema,
   FeedbackResponseSchema,
   ListToolsResponseSchema,
+  RankToolsRequestSchema,
+  RankToolsResponseSchema,
   RouteRequestSchema,
   RouteResponseSchema,
   Router,

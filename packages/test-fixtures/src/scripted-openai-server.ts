@@ -24,12 +24,19 @@ export interface RecordedChatRequest {
   /** The request's `response_format`, as sent. */
   responseFormat: { type: string; json_schema?: { name: string; schema: Record<string, unknown>; strict?: boolean } } | undefined;
   authorization: string | undefined;
+  /** The names of the request's `tools`, in order ([] without tools). */
+  tools: string[];
+  /** The request asked for a stream of server-sent events. */
+  stream: boolean;
 }
 
 /** What the server answers to one chat request. */
 export type ChatAnswer =
-  /** A completion whose message content is this text (use JSON.stringify for JSON). */
-  | { content: string; delayMs?: number }
+  /**
+   * A completion whose message content is this text (use JSON.stringify for JSON), with these
+   * tool calls; streamed as chat.completion.chunk events when the request asks for a stream.
+   */
+  | { content: string; toolCalls?: { name: string; arguments: string }[]; delayMs?: number }
   /** An OpenAI-style error with this HTTP status. */
   | { status: number; message?: string; delayMs?: number };
 
@@ -112,17 +119,25 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
       messages: ((body["messages"] as { role: string; content: unknown }[] | undefined) ?? []).map((m) => ({ role: m.role, content: String(m.content ?? "") })),
       responseFormat: body["response_format"] as RecordedChatRequest["responseFormat"],
       authorization: req.headers.authorization,
+      tools: ((body["tools"] as { function?: { name?: string } }[] | undefined) ?? []).map((t) => String(t.function?.name ?? "")),
+      stream: body["stream"] === true,
     };
     chatRequests.push(recorded);
     const answer = state.chat(recorded, chatRequests.length - 1);
     if (answer.delayMs) await sleep(answer.delayMs);
     if ("status" in answer) return reply(res, answer.status, error(answer.message ?? "scripted failure"));
+    const id = `chatcmpl-scripted-${chatRequests.length}`;
+    const created = Math.floor(Date.now() / 1000);
+    const toolCalls = (answer.toolCalls ?? []).map((call, index) => ({ index, id: `call_${index}`, type: "function", function: call }));
+    const finish = toolCalls.length > 0 ? "tool_calls" : "stop";
+    if (recorded.stream) return streamChunks(res, { id, object: "chat.completion.chunk", created, model: recorded.model }, answer.content, toolCalls, finish);
+    const message = { role: "assistant", content: answer.content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls.map(({ index: _index, ...call }) => call) } : {}) };
     reply(res, 200, {
-      id: `chatcmpl-scripted-${chatRequests.length}`,
+      id,
       object: "chat.completion",
-      created: Math.floor(Date.now() / 1000),
+      created,
       model: recorded.model,
-      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: answer.content } }],
+      choices: [{ index: 0, finish_reason: finish, message }],
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
     });
   };
@@ -165,6 +180,18 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
         server.close(() => resolve());
       }),
   };
+}
+
+/** A completion as server-sent events: the content a word at a time, then the tool calls, the finish reason and [DONE]. */
+function streamChunks(res: ServerResponse, head: object, content: string, toolCalls: object[], finish: string): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (delta: object, finishReason: string | null = null) =>
+    res.write(`data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`);
+  send({ role: "assistant", content: "" });
+  for (const piece of content.match(/\S+\s*/g) ?? []) send({ content: piece });
+  if (toolCalls.length > 0) send({ tool_calls: toolCalls });
+  send({}, finish);
+  res.end("data: [DONE]\n\n");
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,12 +1,22 @@
 // Wiring only: settings → tool index fed by the catalog → the route stage and
 // the route-only endpoint → drain on SIGTERM.
 import { create } from "@bufbuild/protobuf";
-import { CATALOG_BUCKET, EXAMPLES_BUCKET, Headers, openBucket, PENDING_LESSONS_BUCKET, PENDING_LESSONS_TTL_MS, ROUTE_SUBJECT } from "@switchyard/bus";
+import {
+  CATALOG_BUCKET,
+  EXAMPLES_BUCKET,
+  Headers,
+  openBucket,
+  PENDING_LESSONS_BUCKET,
+  PENDING_LESSONS_TTL_MS,
+  RANK_TOOLS_SUBJECT,
+  ROUTE_SUBJECT,
+} from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
-import { RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
+import { RankToolsRequestSchema, RankToolsResponseSchema, RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
 import { buildQuery } from "@switchyard/request-text";
 import { LocalEmbedder, QdrantIndex, ToolNeedModel } from "@switchyard/retrieval";
 import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
+import { BroughtTools } from "./brought-tools.js";
 import { indexCatalog } from "./catalog-index.js";
 import { serveLearning } from "./learning-endpoints.js";
 import { configSchema } from "./config.js";
@@ -47,6 +57,13 @@ const routeEndpoint = serveRequests(service, ROUTE_SUBJECT, RouteRequestSchema, 
   return create(RouteResponseSchema, await route({ query, topK: request.topK || undefined, filter }));
 });
 service.onStop(() => routeEndpoint.drain());
+// Ranking the tools a proxied chat request brings (brought-tools.ts), with the same embedder and query.
+const brought = new BroughtTools(embedder);
+const rankEndpoint = serveRequests(service, RANK_TOOLS_SUBJECT, RankToolsRequestSchema, RankToolsResponseSchema, async (request) => {
+  const query = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
+  return create(RankToolsResponseSchema, { candidates: await brought.rank(query, request.tools, request.topK || config.ROUTER_TOP_K) });
+});
+service.onStop(() => rankEndpoint.drain());
 // Learning from finished packets, feedback and hand-added examples (learning.ts).
 const learning = serveLearning({
   nc: service.nc,

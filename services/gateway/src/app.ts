@@ -28,6 +28,8 @@ import { requestSchemas, toCallInput, toFeedbackInput, toRouteInput, toSubmitInp
 import type { GatewayLimits } from "./requests.js";
 import { DEFAULT_MCP_OPTIONS, mcpDoor } from "./mcp-door.js";
 import type { McpDoorOptions } from "./mcp-door.js";
+import { DEFAULT_PROXY_SETTINGS, openAiProxy } from "./openai-proxy.js";
+import type { ProxySettings } from "./openai-proxy.js";
 import { toolRoutes } from "./tool-routes.js";
 import { answerAfterUnreadBody } from "./unread-body.js";
 
@@ -42,6 +44,8 @@ export interface AppOptions extends GatewayLimits {
   loggerInstance?: FastifyBaseLogger;
   /** The MCP door's settings. @default DEFAULT_MCP_OPTIONS */
   mcp?: McpDoorOptions;
+  /** The OpenAI-compatible proxy's upstream and trimming. @default DEFAULT_PROXY_SETTINGS */
+  proxy?: ProxySettings;
 }
 
 /** The messages whose JSON the API returns; their schemas become OpenAPI components. */
@@ -172,6 +176,7 @@ function routes(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox 
     await guardApi(app, opts.auth, opts.rateLimit ?? { max: 0, windowMs: 1 });
     await app.register(toolRoutes(deps, opts));
     await app.register(mcpDoor(deps, opts.mcp ?? DEFAULT_MCP_OPTIONS));
+    await app.register(openAiProxy(deps, opts.proxy ?? DEFAULT_PROXY_SETTINGS));
 
     app.post(
       "/v1/packets",

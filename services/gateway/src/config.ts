@@ -2,6 +2,8 @@
  * The gateway's settings, one environment variable each. `readConfig` from
  * `@switchyard/config` applies the defaults and coercion and names a bad variable.
  */
+import { llmConfigProperties } from "@switchyard/llm";
+
 export const configSchema = {
   type: "object",
   additionalProperties: false,
@@ -67,6 +69,21 @@ export const configSchema = {
       default: 120000,
       description: "Time a packet has to finish from submission (or approval); past it a stage ends it FAILED. 0: no deadline",
     },
+    LLM_BASE_URL: llmConfigProperties.LLM_BASE_URL,
+    LLM_API_KEY: llmConfigProperties.LLM_API_KEY,
+    PROXY_TOP_K: {
+      type: "integer",
+      minimum: 1,
+      maximum: 128,
+      default: 5,
+      description: "/v1/chat/completions: a request with more tools than this sends the upstream model (LLM_BASE_URL) only its best this many, plus the catalog's core tools, the tool_choice and the tools called since the user's turn",
+    },
+    PROXY_TIMEOUT_MS: {
+      type: "integer",
+      minimum: 100,
+      default: 120000,
+      description: "/v1/chat/completions: how long the upstream model has to answer (the whole answer, or the start of a stream) before 502",
+    },
     MCP_LIST_ALL_MAX_TOOLS: {
       type: "integer",
       minimum: 0,
@@ -116,6 +133,14 @@ export interface Config {
   PUBLISH_TIMEOUT_MS: number;
   /** @default 120000 */
   PACKET_DEADLINE_MS: number;
+  /** @default "" */
+  LLM_BASE_URL: string;
+  /** @default "" */
+  LLM_API_KEY: string;
+  /** @default 5 */
+  PROXY_TOP_K: number;
+  /** @default 120000 */
+  PROXY_TIMEOUT_MS: number;
   /** @default 40 */
   MCP_LIST_ALL_MAX_TOOLS: number;
   /** @default 5 */

@@ -29,6 +29,14 @@ export interface RouteInput {
   domains: string[];
 }
 
+/** Tools a caller brings, to be ranked for a turn (the OpenAI-compatible proxy's). */
+export interface RankToolsInput {
+  message: string;
+  history: Turn[];
+  topK: number;
+  tools: ToolDefinition[];
+}
+
 /** Feedback on a finished packet's tool. */
 export interface FeedbackInput {
   packetId: string;
@@ -75,6 +83,8 @@ export interface GatewayDeps {
   denyPacket(tenant: string, packetId: string, reason: string): Promise<Packet>;
   /** Route only: which of the tenant's tools (its own and the shared ones) should this turn see. Executes nothing. */
   route(tenant: string, input: RouteInput): Promise<RouteOutput>;
+  /** The `input.topK` of the caller's own tools (not the catalog's) that best fit the turn, best first. Executes nothing. */
+  rankTools(tenant: string, input: RankToolsInput): Promise<RoutingCandidate[]>;
   /**
    * The catalog as the tenant sees it: its own tools and the shared ones; each tool's
    * examples include those stored for it (learned from use, added by hand).
@@ -90,7 +100,8 @@ export interface GatewayDeps {
   isReady(): boolean;
 }
 
-export type GatewayErrorCode = "not_found" | "conflict" | "unavailable" | "invalid" | "limited";
+/** `upstream`: a server the gateway forwards to (the proxy's model) did not answer. */
+export type GatewayErrorCode = "not_found" | "conflict" | "unavailable" | "invalid" | "limited" | "upstream";
 
 /** An expected failure with a code that both front doors map to their own status (404/NOT_FOUND, …). */
 export class GatewayError extends Error {

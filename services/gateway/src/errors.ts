@@ -14,6 +14,7 @@ export const ERROR_STATUS: Record<GatewayErrorCode, { http: number; grpc: GrpcSt
   unavailable: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   invalid: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  upstream: { http: 502, grpc: GrpcStatus.UNAVAILABLE },
 };
 
 /** Seconds a client is asked to wait after a 503 (NATS away) or a concurrency 429 before trying again. */

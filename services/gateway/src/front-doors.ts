@@ -50,6 +50,7 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, a
     rateLimit: { max: tenantLimit(config, "RATE_LIMIT_MAX"), windowMs: config.RATE_LIMIT_WINDOW_MS },
     loggerInstance: service.logger,
     mcp: { listAllMaxTools: config.MCP_LIST_ALL_MAX_TOOLS, searchDefaultK: config.MCP_SEARCH_DEFAULT_K },
+    proxy: { baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, topK: config.PROXY_TOP_K, timeoutMs: config.PROXY_TIMEOUT_MS },
   });
   await listenOrExit(() => app.listen({ port: config.HTTP_PORT, host: config.HTTP_HOST }), { host: config.HTTP_HOST, port: config.HTTP_PORT, setting: "HTTP_PORT" }, service.logger);
 

@@ -50,7 +50,7 @@ export class ExposedNames {
 }
 
 /** `filesystem.read_text_file` → `filesystem_read_text_file`; too long → cut, with a hash of the whole name. */
-function clientSafe(name: string): string {
+export function clientSafe(name: string): string {
   const safe = name.replace(/[^a-zA-Z0-9_-]/g, "_");
   return VALID_NAME.test(safe) ? safe : withHash(safe, name);
 }

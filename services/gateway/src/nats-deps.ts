@@ -19,6 +19,7 @@ import {
   loadPacket,
   packetTraceContext,
   publishPacket,
+  RANK_TOOLS_SUBJECT,
   recordHop,
   requestReply,
   retryWhileTransient,
@@ -38,6 +39,8 @@ import {
   FeedbackResponseSchema,
   encodePacket,
   newPacket,
+  RankToolsRequestSchema,
+  RankToolsResponseSchema,
   Packet_State,
   RouteRequestSchema,
   RouteResponseSchema,
@@ -269,6 +272,12 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       const reply = await askRouter(ROUTE_SUBJECT, toBinary(RouteRequestSchema, request), tenantHeader);
       const { candidates, warnings } = fromBinary(RouteResponseSchema, reply);
       return { candidates, warnings };
+    }),
+
+    rankTools: (_tenant, input) => whileNatsAvailable(availability, async () => {
+      const request = create(RankToolsRequestSchema, input);
+      const reply = await askRouter(RANK_TOOLS_SUBJECT, toBinary(RankToolsRequestSchema, request));
+      return fromBinary(RankToolsResponseSchema, reply).candidates;
     }),
 
     async listTools(tenant) {

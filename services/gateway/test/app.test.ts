@@ -500,6 +500,7 @@ describe("gateway http - OpenAPI", () => {
         "GET /v1/packets/{packetId}",
         "GET /v1/tools",
         "POST /v1/calls",
+        "POST /v1/chat/completions",
         "POST /v1/packets",
         "POST /v1/packets/{packetId}/approve",
         "POST /v1/packets/{packetId}/deny",

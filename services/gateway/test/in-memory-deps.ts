@@ -22,7 +22,7 @@ import { approveCall, denyCall } from "../src/approvals.js";
 import { callPacket, resolveTool } from "../src/direct-call.js";
 import type { CallInput } from "../src/direct-call.js";
 import { GatewayError, ownedBy } from "../src/deps.js";
-import type { FeedbackInput, GatewayDeps, RouteInput, RouteOutput, SubmitInput } from "../src/deps.js";
+import type { FeedbackInput, GatewayDeps, RankToolsInput, RouteInput, RouteOutput, SubmitInput } from "../src/deps.js";
 
 /** A message that makes the in-memory fleet stop at AWAITING_APPROVAL, as a write tool would. */
 export const NEEDS_APPROVAL = "write the report to disk";
@@ -159,6 +159,21 @@ export class InMemoryGatewayDeps implements GatewayDeps {
         }),
       );
     return { candidates, warnings: this.routeWarnings };
+  }
+
+  readonly ranked: RankToolsInput[] = [];
+
+  /** Ranks like a lexical router would, crudely: tools whose name or description shares more of the message's words first. */
+  async rankTools(_tenant: string, input: RankToolsInput) {
+    this.ranked.push(input);
+    const words = new Set(input.message.toLowerCase().match(/[a-z]+/g) ?? []);
+    const overlap = (tool: ToolDefinition) => (`${tool.name} ${tool.description}`.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => words.has(w)).length;
+    return input.tools
+      .map((tool) => ({ tool, score: overlap(tool) }))
+      .filter((r) => r.score > 0)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, input.topK)
+      .map((r) => create(RoutingCandidateSchema, { tool: r.tool, score: r.score / 10, source: RoutingCandidate_Source.SEMANTIC }));
   }
 
   async listTools(tenant: string) {
