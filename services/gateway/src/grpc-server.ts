@@ -8,8 +8,8 @@ import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { grpcErrorOf } from "./errors.js";
 import { listToolsResponse, routeResponse, submitResponse } from "./json.js";
-import { requestSchemas, requestValidator, toFeedbackInput, toRouteInput, toSubmitInput, turnsToBody } from "./requests.js";
-import type { FeedbackBody, GatewayLimits, RouteBody, SubmitPacketBody } from "./requests.js";
+import { requestSchemas, requestValidator, toCallInput, toFeedbackInput, toRouteInput, toSubmitInput, turnsToBody } from "./requests.js";
+import type { FeedbackBody, GatewayLimits, RouteBody, SubmitCallBody, SubmitPacketBody } from "./requests.js";
 
 /** The health-checking name of the Router service, beside "" for the whole server. */
 export const ROUTER_SERVICE_NAME = Router.typeName;
@@ -75,6 +75,7 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
   const schemas = requestSchemas(limits);
   const check = {
     submitPacket: requestValidator(schemas.submitPacket),
+    submitCall: requestValidator(schemas.submitCall),
     route: requestValidator(schemas.route),
     packetRef: requestValidator(schemas.packetRef),
     approve: requestValidator(schemas.approve),
@@ -103,6 +104,18 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
         ...(request.wait === undefined ? {} : { wait: request.wait }),
       });
       const { packet, finished } = await deps.submitPacket(toSubmitInput(tenant, body));
+      return submitResponse(packet, finished);
+    },
+
+    async submitCall(request, tenant) {
+      const body = valid<SubmitCallBody>(check.submitCall, {
+        tool: request.tool,
+        arguments: request.arguments ?? {},
+        ...(request.message ? { message: request.message } : {}),
+        ...(request.sessionId ? { sessionId: request.sessionId } : {}),
+        ...(request.wait === undefined ? {} : { wait: request.wait }),
+      });
+      const { packet, finished } = await deps.submitCall(toCallInput(tenant, body));
       return submitResponse(packet, finished);
     },
 

@@ -99,6 +99,18 @@ describe("gateway grpc", () => {
     assert.equal(packet.state, Packet_State.DETECTING_INTENT);
   });
 
+  it("gateway grpc - SubmitCall reviews the caller's call: a read runs, a write waits, an unknown tool is NOT_FOUND, no tool INVALID_ARGUMENT", async () => {
+    const ran = await call("submitCall", { tool: "read_file", arguments: { path: "notes/todo.md" } });
+    assert.equal(ran.finished, true);
+    assert.equal(ran.packet?.toolRouting?.selectedTool?.toolName, "filesystem.read_file", "the bare server name resolved");
+    assert.equal(ran.packet?.state, Packet_State.COMPLETED);
+    const waiting = await call("submitCall", { tool: "filesystem.write_file", arguments: { path: "a.md", content: "x" }, message: "save a.md" });
+    assert.equal(waiting.packet?.state, Packet_State.AWAITING_APPROVAL);
+    assert.equal(deps.calls.at(-1)?.message, "save a.md");
+    await rejectsWith("submitCall", { tool: "ledger.post_entry" }, grpc.status.NOT_FOUND, /no tool named ledger\.post_entry/);
+    await rejectsWith("submitCall", { tool: "" }, grpc.status.INVALID_ARGUMENT, /tool/);
+  });
+
   it("gateway grpc - GetPacket of an unknown id is NOT_FOUND", async () => {
     await rejectsWith("getPacket", { packetId: "nope" }, grpc.status.NOT_FOUND, /nope/);
   });

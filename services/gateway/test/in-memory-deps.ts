@@ -66,6 +66,9 @@ const ALL_TOOLS = [...CATALOG, PRIVATE_TOOL];
  * mapping and JSON, not the fleet. It records what the gateway handed over.
  */
 export class InMemoryGatewayDeps implements GatewayDeps {
+  /** @param tools the catalog (default: CATALOG and PRIVATE_TOOL) */
+  constructor(readonly tools: readonly ToolDefinition[] = ALL_TOOLS) {}
+
   readonly packets = new Map<string, Packet>();
   readonly submitted: SubmitInput[] = [];
   readonly routed: RouteInput[] = [];
@@ -110,7 +113,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
   /** A call as the fleet would end it: a write waits for approval, a read runs and echoes its arguments. */
   async submitCall(input: CallInput) {
     this.calls.push(input);
-    const tool = resolveTool(input.tool, ALL_TOOLS, input.tenant);
+    const tool = resolveTool(input.tool, this.tools, input.tenant);
     const packet = callPacket(input, tool, 3);
     packet.header!.tenant = input.tenant;
     this.packets.set(packet.header!.packetId, packet);
@@ -149,8 +152,8 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     this.routed.push(input);
     this.routedTenants.push(tenant);
     const allowed = (tool: ToolDefinition) => toolVisibleTo(tool, tenant) && (input.tools.length === 0 || input.tools.includes(tool.name));
-    const candidates = ALL_TOOLS.filter(allowed)
-      .slice(0, input.topK || ALL_TOOLS.length)
+    const candidates = this.tools.filter(allowed)
+      .slice(0, input.topK || this.tools.length)
       .map((tool, i) =>
         create(RoutingCandidateSchema, {
           tool,
@@ -178,7 +181,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
 
   async listTools(tenant: string) {
     if (this.failure) throw this.failure;
-    return ALL_TOOLS.filter((tool) => toolVisibleTo(tool, tenant));
+    return this.tools.filter((tool) => toolVisibleTo(tool, tenant));
   }
 
   readonly feedbacks: FeedbackInput[] = [];
@@ -202,13 +205,13 @@ export class InMemoryGatewayDeps implements GatewayDeps {
 
   async addExamples(tenant: string, tool: string, examples: string[]) {
     this.added.push({ tool, examples });
-    if (!ALL_TOOLS.some((t) => t.name === tool && toolVisibleTo(t, tenant))) throw new GatewayError("not_found", `no tool named ${tool}`);
+    if (!this.tools.some((t) => t.name === tool && toolVisibleTo(t, tenant))) throw new GatewayError("not_found", `no tool named ${tool}`);
     return create(AddExamplesResponseSchema, { tool, added: examples.length, examples });
   }
 
   /** Approves as the executor would: the tool leaves quarantine with a pin. */
   async approveTool(tenant: string, name: string) {
-    const tool = ALL_TOOLS.find((t) => t.name === name && t.server !== "" && toolVisibleTo(t, tenant));
+    const tool = this.tools.find((t) => t.name === name && t.server !== "" && toolVisibleTo(t, tenant));
     if (!tool) throw new GatewayError("not_found", `no MCP tool ${name}`);
     return create(ToolDefinitionSchema, { ...tool, pinHash: "f".repeat(64), quarantined: false });
   }

@@ -5,6 +5,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../src/app.js";
 import { apiKeyAuthenticator } from "../src/auth.js";
+import { create } from "@bufbuild/protobuf";
+import { ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
+import type { ToolDefinition } from "@switchyard/packet";
 import { InMemoryGatewayDeps, PRIVATE_TENANT } from "./in-memory-deps.js";
 
 const KEY = "key-of-tenant-a-0123456789";
@@ -15,8 +18,8 @@ const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurn
 type Text = { type: string; text: string };
 
 /** A gateway over the in-memory deps on a free port, and official MCP clients for it. */
-async function serve(listAllMaxTools: number) {
-  const deps = new InMemoryGatewayDeps();
+async function serve(listAllMaxTools: number, tools?: ToolDefinition[]) {
+  const deps = new InMemoryGatewayDeps(tools);
   const app = buildApp(deps, { ...LIMITS, mcp: { listAllMaxTools, searchDefaultK: 5 } });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
@@ -147,6 +150,45 @@ describe("gateway mcp - a large catalog behind the meta-tools", () => {
         assert.match(error.message, message);
         return true;
       });
+    }
+  });
+});
+
+/** Seed 004's shape: 130 tools in 7 pools, 25 of them core (the first few of each pool). */
+function seed004Catalog(): ToolDefinition[] {
+  const pools = ["github", "slack", "jira", "calendar", "drive", "crm", "billing"];
+  return Array.from({ length: 130 }, (_, i) => {
+    const pool = pools[i % pools.length]!;
+    const action = `action_${Math.floor(i / pools.length)}`;
+    return create(ToolDefinitionSchema, {
+      name: `${pool}.${action}`,
+      description: `Does ${action} in ${pool}. More detail follows here.`,
+      server: pool,
+      serverToolName: action,
+      pool,
+      core: i < 25,
+      sideEffect: ToolDefinition_SideEffect.READ,
+      inputSchema: { type: "object", properties: { id: { type: "string" } } },
+    });
+  });
+}
+
+describe("gateway mcp - seed 004: 130 tools in 7 pools, 25 core", () => {
+  let s: Awaited<ReturnType<typeof serve>>;
+  const catalog = seed004Catalog();
+  before(async () => (s = await serve(40, catalog)));
+  after(async () => s.close());
+
+  it("gateway mcp - tools/list stays under 30 entries, and every pooled tool is reachable through call", async () => {
+    const client = await s.connect(KEY);
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 28, "25 core tools and 3 meta-tools");
+    assert.ok(tools.length < 30);
+    const description = tools.find((t) => t.name === "call")!.description!;
+    for (const tool of catalog) {
+      assert.ok(description.includes(`  - ${tool.serverToolName}: Does ${tool.serverToolName} in ${tool.pool}.`), `${tool.name} described`);
+      const result = await client.callTool({ name: "call", arguments: { pool: tool.pool, action: tool.serverToolName, params: { id: "7" } } });
+      assert.equal(textOf(result), `${tool.name} {"id":"7"}`);
     }
   });
 });

@@ -7,15 +7,16 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import type { Packet, PacketSchema, RoutingCandidate, ToolDefinition, Turn } from "./packet_pb.js";
 import { file_switchyard_v1_packet } from "./packet_pb.js";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file switchyard/v1/router.proto.
  */
 export const file_switchyard_v1_router: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSKrAQoTU3VibWl0UGFja2V0UmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSJAoHaGlzdG9yeRgDIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b29scxgEIAMoCRIRCgR3YWl0GAUgASgISACIAQESDQoFcG9vbHMYBiADKAkSDwoHZG9tYWlucxgHIAMoCUIHCgVfd2FpdCJiChRTdWJtaXRQYWNrZXRSZXNwb25zZRIRCglwYWNrZXRfaWQYASABKAkSEAoIZmluaXNoZWQYAiABKAgSJQoGcGFja2V0GAMgASgLMhUuc3dpdGNoeWFyZC52MS5QYWNrZXQiJQoQR2V0UGFja2V0UmVxdWVzdBIRCglwYWNrZXRfaWQYASABKAkiPAoUQXBwcm92ZVBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJEhEKCWNhbGxfaGFzaBgCIAEoCSI2ChFEZW55UGFja2V0UmVxdWVzdBIRCglwYWNrZXRfaWQYASABKAkSDgoGcmVhc29uGAIgASgJIhIKEExpc3RUb29sc1JlcXVlc3QiQQoRTGlzdFRvb2xzUmVzcG9uc2USLAoFdG9vbHMYASADKAsyHS5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uIlQKD0ZlZWRiYWNrUmVxdWVzdBIRCglwYWNrZXRfaWQYASABKAkSFAoHY29ycmVjdBgCIAEoCEgAiAEBEgwKBHRvb2wYAyABKAlCCgoIX2NvcnJlY3QiXAoQRmVlZGJhY2tSZXNwb25zZRIRCglwYWNrZXRfaWQYASABKAkSDQoFcXVlcnkYAiABKAkSFAoMcmVtb3ZlZF9mcm9tGAMgASgJEhAKCGFkZGVkX3RvGAQgASgJIjQKEkFkZEV4YW1wbGVzUmVxdWVzdBIMCgR0b29sGAEgASgJEhAKCGV4YW1wbGVzGAIgAygJIkQKE0FkZEV4YW1wbGVzUmVzcG9uc2USDAoEdG9vbBgBIAEoCRINCgVhZGRlZBgCIAEoDRIQCghleGFtcGxlcxgDIAMoCSKGAQoQUmFua1Rvb2xzUmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEiQKB2hpc3RvcnkYAiADKAsyEy5zd2l0Y2h5YXJkLnYxLlR1cm4SDQoFdG9wX2sYAyABKA0SLAoFdG9vbHMYBCADKAsyHS5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uIkgKEVJhbmtUb29sc1Jlc3BvbnNlEjMKCmNhbmRpZGF0ZXMYASADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUy8QQKBlJvdXRlchJCCgVSb3V0ZRIbLnN3aXRjaHlhcmQudjEuUm91dGVSZXF1ZXN0Ghwuc3dpdGNoeWFyZC52MS5Sb3V0ZVJlc3BvbnNlElcKDFN1Ym1pdFBhY2tldBIiLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVxdWVzdBojLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVzcG9uc2USQwoJR2V0UGFja2V0Eh8uc3dpdGNoeWFyZC52MS5HZXRQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSSwoNQXBwcm92ZVBhY2tldBIjLnN3aXRjaHlhcmQudjEuQXBwcm92ZVBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJFCgpEZW55UGFja2V0EiAuc3dpdGNoeWFyZC52MS5EZW55UGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0Ek4KCUxpc3RUb29scxIfLnN3aXRjaHlhcmQudjEuTGlzdFRvb2xzUmVxdWVzdBogLnN3aXRjaHlhcmQudjEuTGlzdFRvb2xzUmVzcG9uc2USSwoIRmVlZGJhY2sSHi5zd2l0Y2h5YXJkLnYxLkZlZWRiYWNrUmVxdWVzdBofLnN3aXRjaHlhcmQudjEuRmVlZGJhY2tSZXNwb25zZRJUCgtBZGRFeGFtcGxlcxIhLnN3aXRjaHlhcmQudjEuQWRkRXhhbXBsZXNSZXF1ZXN0GiIuc3dpdGNoeWFyZC52MS5BZGRFeGFtcGxlc1Jlc3BvbnNlYgZwcm90bzM", [file_switchyard_v1_packet]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSKrAQoTU3VibWl0UGFja2V0UmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSJAoHaGlzdG9yeRgDIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b29scxgEIAMoCRIRCgR3YWl0GAUgASgISACIAQESDQoFcG9vbHMYBiADKAkSDwoHZG9tYWlucxgHIAMoCUIHCgVfd2FpdCKOAQoRU3VibWl0Q2FsbFJlcXVlc3QSDAoEdG9vbBgBIAEoCRIqCglhcmd1bWVudHMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg8KB21lc3NhZ2UYAyABKAkSEgoKc2Vzc2lvbl9pZBgEIAEoCRIRCgR3YWl0GAUgASgISACIAQFCBwoFX3dhaXQiYgoUU3VibWl0UGFja2V0UmVzcG9uc2USEQoJcGFja2V0X2lkGAEgASgJEhAKCGZpbmlzaGVkGAIgASgIEiUKBnBhY2tldBgDIAEoCzIVLnN3aXRjaHlhcmQudjEuUGFja2V0IiUKEEdldFBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJIjwKFEFwcHJvdmVQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkiNgoRRGVueVBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSISChBMaXN0VG9vbHNSZXF1ZXN0IkEKEUxpc3RUb29sc1Jlc3BvbnNlEiwKBXRvb2xzGAEgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiJUCg9GZWVkYmFja1JlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJEhQKB2NvcnJlY3QYAiABKAhIAIgBARIMCgR0b29sGAMgASgJQgoKCF9jb3JyZWN0IlwKEEZlZWRiYWNrUmVzcG9uc2USEQoJcGFja2V0X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhQKDHJlbW92ZWRfZnJvbRgDIAEoCRIQCghhZGRlZF90bxgEIAEoCSI0ChJBZGRFeGFtcGxlc1JlcXVlc3QSDAoEdG9vbBgBIAEoCRIQCghleGFtcGxlcxgCIAMoCSJEChNBZGRFeGFtcGxlc1Jlc3BvbnNlEgwKBHRvb2wYASABKAkSDQoFYWRkZWQYAiABKA0SEAoIZXhhbXBsZXMYAyADKAkihgEKEFJhbmtUb29sc1JlcXVlc3QSDwoHbWVzc2FnZRgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEg0KBXRvcF9rGAMgASgNEiwKBXRvb2xzGAQgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiJIChFSYW5rVG9vbHNSZXNwb25zZRIzCgpjYW5kaWRhdGVzGAEgAygLMh8uc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlMsYFCgZSb3V0ZXISQgoFUm91dGUSGy5zd2l0Y2h5YXJkLnYxLlJvdXRlUmVxdWVzdBocLnN3aXRjaHlhcmQudjEuUm91dGVSZXNwb25zZRJXCgxTdWJtaXRQYWNrZXQSIi5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlc3BvbnNlElMKClN1Ym1pdENhbGwSIC5zd2l0Y2h5YXJkLnYxLlN1Ym1pdENhbGxSZXF1ZXN0GiMuc3dpdGNoeWFyZC52MS5TdWJtaXRQYWNrZXRSZXNwb25zZRJDCglHZXRQYWNrZXQSHy5zd2l0Y2h5YXJkLnYxLkdldFBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJLCg1BcHByb3ZlUGFja2V0EiMuc3dpdGNoeWFyZC52MS5BcHByb3ZlUGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0EkUKCkRlbnlQYWNrZXQSIC5zd2l0Y2h5YXJkLnYxLkRlbnlQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSTgoJTGlzdFRvb2xzEh8uc3dpdGNoeWFyZC52MS5MaXN0VG9vbHNSZXF1ZXN0GiAuc3dpdGNoeWFyZC52MS5MaXN0VG9vbHNSZXNwb25zZRJLCghGZWVkYmFjaxIeLnN3aXRjaHlhcmQudjEuRmVlZGJhY2tSZXF1ZXN0Gh8uc3dpdGNoeWFyZC52MS5GZWVkYmFja1Jlc3BvbnNlElQKC0FkZEV4YW1wbGVzEiEuc3dpdGNoeWFyZC52MS5BZGRFeGFtcGxlc1JlcXVlc3QaIi5zd2l0Y2h5YXJkLnYxLkFkZEV4YW1wbGVzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_switchyard_v1_packet]);
 
 /**
  * @generated from message switchyard.v1.RouteRequest
@@ -139,6 +140,47 @@ export const SubmitPacketRequestSchema: GenMessage<SubmitPacketRequest> = /*@__P
   messageDesc(file_switchyard_v1_router, 2);
 
 /**
+ * @generated from message switchyard.v1.SubmitCallRequest
+ */
+export type SubmitCallRequest = Message<"switchyard.v1.SubmitCallRequest"> & {
+  /**
+   * The tool's catalog name, or its bare name on its server when one tool has it.
+   *
+   * @generated from field: string tool = 1;
+   */
+  tool: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct arguments = 2;
+   */
+  arguments?: JsonObject | undefined;
+
+  /**
+   * What the user asked, for the review and the audit trail.
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+
+  /**
+   * @generated from field: string session_id = 4;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: optional bool wait = 5;
+   */
+  wait?: boolean | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.SubmitCallRequest.
+ * Use `create(SubmitCallRequestSchema)` to create a new message.
+ */
+export const SubmitCallRequestSchema: GenMessage<SubmitCallRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 3);
+
+/**
  * @generated from message switchyard.v1.SubmitPacketResponse
  */
 export type SubmitPacketResponse = Message<"switchyard.v1.SubmitPacketResponse"> & {
@@ -165,7 +207,7 @@ export type SubmitPacketResponse = Message<"switchyard.v1.SubmitPacketResponse">
  * Use `create(SubmitPacketResponseSchema)` to create a new message.
  */
 export const SubmitPacketResponseSchema: GenMessage<SubmitPacketResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 3);
+  messageDesc(file_switchyard_v1_router, 4);
 
 /**
  * @generated from message switchyard.v1.GetPacketRequest
@@ -182,7 +224,7 @@ export type GetPacketRequest = Message<"switchyard.v1.GetPacketRequest"> & {
  * Use `create(GetPacketRequestSchema)` to create a new message.
  */
 export const GetPacketRequestSchema: GenMessage<GetPacketRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 4);
+  messageDesc(file_switchyard_v1_router, 5);
 
 /**
  * @generated from message switchyard.v1.ApprovePacketRequest
@@ -207,7 +249,7 @@ export type ApprovePacketRequest = Message<"switchyard.v1.ApprovePacketRequest">
  * Use `create(ApprovePacketRequestSchema)` to create a new message.
  */
 export const ApprovePacketRequestSchema: GenMessage<ApprovePacketRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 5);
+  messageDesc(file_switchyard_v1_router, 6);
 
 /**
  * @generated from message switchyard.v1.DenyPacketRequest
@@ -229,7 +271,7 @@ export type DenyPacketRequest = Message<"switchyard.v1.DenyPacketRequest"> & {
  * Use `create(DenyPacketRequestSchema)` to create a new message.
  */
 export const DenyPacketRequestSchema: GenMessage<DenyPacketRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 6);
+  messageDesc(file_switchyard_v1_router, 7);
 
 /**
  * @generated from message switchyard.v1.ListToolsRequest
@@ -242,7 +284,7 @@ export type ListToolsRequest = Message<"switchyard.v1.ListToolsRequest"> & {
  * Use `create(ListToolsRequestSchema)` to create a new message.
  */
 export const ListToolsRequestSchema: GenMessage<ListToolsRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 7);
+  messageDesc(file_switchyard_v1_router, 8);
 
 /**
  * @generated from message switchyard.v1.ListToolsResponse
@@ -259,7 +301,7 @@ export type ListToolsResponse = Message<"switchyard.v1.ListToolsResponse"> & {
  * Use `create(ListToolsResponseSchema)` to create a new message.
  */
 export const ListToolsResponseSchema: GenMessage<ListToolsResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 8);
+  messageDesc(file_switchyard_v1_router, 9);
 
 /**
  * @generated from message switchyard.v1.FeedbackRequest
@@ -290,7 +332,7 @@ export type FeedbackRequest = Message<"switchyard.v1.FeedbackRequest"> & {
  * Use `create(FeedbackRequestSchema)` to create a new message.
  */
 export const FeedbackRequestSchema: GenMessage<FeedbackRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 9);
+  messageDesc(file_switchyard_v1_router, 10);
 
 /**
  * @generated from message switchyard.v1.FeedbackResponse
@@ -328,7 +370,7 @@ export type FeedbackResponse = Message<"switchyard.v1.FeedbackResponse"> & {
  * Use `create(FeedbackResponseSchema)` to create a new message.
  */
 export const FeedbackResponseSchema: GenMessage<FeedbackResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 10);
+  messageDesc(file_switchyard_v1_router, 11);
 
 /**
  * @generated from message switchyard.v1.AddExamplesRequest
@@ -354,7 +396,7 @@ export type AddExamplesRequest = Message<"switchyard.v1.AddExamplesRequest"> & {
  * Use `create(AddExamplesRequestSchema)` to create a new message.
  */
 export const AddExamplesRequestSchema: GenMessage<AddExamplesRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 11);
+  messageDesc(file_switchyard_v1_router, 12);
 
 /**
  * @generated from message switchyard.v1.AddExamplesResponse
@@ -386,7 +428,7 @@ export type AddExamplesResponse = Message<"switchyard.v1.AddExamplesResponse"> &
  * Use `create(AddExamplesResponseSchema)` to create a new message.
  */
 export const AddExamplesResponseSchema: GenMessage<AddExamplesResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 12);
+  messageDesc(file_switchyard_v1_router, 13);
 
 /**
  * Ranks tools the caller brings, not the catalog's: the tools of an OpenAI
@@ -424,7 +466,7 @@ export type RankToolsRequest = Message<"switchyard.v1.RankToolsRequest"> & {
  * Use `create(RankToolsRequestSchema)` to create a new message.
  */
 export const RankToolsRequestSchema: GenMessage<RankToolsRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 13);
+  messageDesc(file_switchyard_v1_router, 14);
 
 /**
  * @generated from message switchyard.v1.RankToolsResponse
@@ -444,7 +486,7 @@ export type RankToolsResponse = Message<"switchyard.v1.RankToolsResponse"> & {
  * Use `create(RankToolsResponseSchema)` to create a new message.
  */
 export const RankToolsResponseSchema: GenMessage<RankToolsResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 14);
+  messageDesc(file_switchyard_v1_router, 15);
 
 /**
  * @generated from service switchyard.v1.Router
@@ -468,6 +510,17 @@ export const Router: GenService<{
   submitPacket: {
     methodKind: "unary";
     input: typeof SubmitPacketRequestSchema;
+    output: typeof SubmitPacketResponseSchema;
+  },
+  /**
+   * Reviews and runs a tool call the caller chose (POST /v1/calls): a packet that
+   * starts at the review stage, with the same checks, policy and approvals.
+   *
+   * @generated from rpc switchyard.v1.Router.SubmitCall
+   */
+  submitCall: {
+    methodKind: "unary";
+    input: typeof SubmitCallRequestSchema;
     output: typeof SubmitPacketResponseSchema;
   },
   /**
