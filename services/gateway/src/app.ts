@@ -20,7 +20,7 @@ import type { Authenticator } from "./auth.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { errorBody, ErrorBodySchema, httpErrorOf, RETRY_AFTER_SECONDS } from "./errors.js";
-import { guardApi } from "./http-guard.js";
+import { guardApi, guardLoopbackHost } from "./http-guard.js";
 import type { RateLimitSettings } from "./http-guard.js";
 import { acceptedJson, listToolsJson, messageJson, packetJson, routeResponseJson } from "./json.js";
 import { protoJsonSchemas, protoSchemaRef } from "./proto-json-schema.js";
@@ -42,6 +42,8 @@ export interface AppOptions extends GatewayLimits {
   logger?: FastifyServerOptions["logger"];
   /** A ready pino-compatible logger instead of `logger`. */
   loggerInstance?: FastifyBaseLogger;
+  /** The gateway listens on loopback only: requests for other Host names are refused (DNS rebinding). @default false */
+  loopbackOnly?: boolean;
   /** The MCP door's settings. @default DEFAULT_MCP_OPTIONS */
   mcp?: McpDoorOptions;
   /** The OpenAI-compatible proxy's upstream and trimming. @default DEFAULT_PROXY_SETTINGS */
@@ -86,6 +88,7 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   answerAfterUnreadBody(app);
+  if (opts.loopbackOnly) guardLoopbackHost(app);
   app.addHook("onResponse", async (request, reply) => {
     if (UNLOGGED_PATHS.has(request.url)) return;
     request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, responseTimeMs: reply.elapsedTime }, "request completed");

@@ -108,7 +108,7 @@ export interface ExposureSettings {
 }
 
 /** Addresses only this machine can reach. */
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 

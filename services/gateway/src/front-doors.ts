@@ -5,6 +5,7 @@ import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket } from "@switchyard/bus";
 import { listenOrExit } from "@switchyard/runtime";
 import type { ServiceContext } from "@switchyard/runtime";
 import { buildApp } from "./app.js";
+import { isLoopback } from "./auth.js";
 import type { Authenticator } from "./auth.js";
 import { tenantLimit } from "./config.js";
 import type { Config } from "./config.js";
@@ -49,6 +50,7 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, a
     ...limits,
     rateLimit: { max: tenantLimit(config, "RATE_LIMIT_MAX"), windowMs: config.RATE_LIMIT_WINDOW_MS },
     loggerInstance: service.logger,
+    loopbackOnly: isLoopback(config.HTTP_HOST),
     mcp: { listAllMaxTools: config.MCP_LIST_ALL_MAX_TOOLS, searchDefaultK: config.MCP_SEARCH_DEFAULT_K },
     proxy: { baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, topK: config.PROXY_TOP_K, timeoutMs: config.PROXY_TIMEOUT_MS },
   });

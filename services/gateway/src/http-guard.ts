@@ -21,6 +21,31 @@ const AUTH_MESSAGES: Record<AuthFailure, string> = {
   invalid: "the API key is not valid",
 };
 
+/** The Host names a gateway listening on loopback answers to. */
+const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * DNS rebinding protection for a gateway on loopback: a web page whose name an attacker
+ * points at 127.0.0.1 reaches the local API from the user's browser as its own origin, so a
+ * request whose Host is not a loopback name is refused (403) before anything else. A gateway on
+ * another address is reached by names of its operator's choosing, and needs its keys.
+ */
+export function guardLoopbackHost(app: FastifyInstance): void {
+  app.addHook("onRequest", async (request, reply) => {
+    let hostname = "";
+    try {
+      hostname = new URL(`http://${request.headers.host ?? ""}`).hostname;
+    } catch {
+      // an unparsable Host is refused below
+    }
+    if (LOOPBACK_HOSTNAMES.has(hostname)) return;
+    const message = `Host ${request.headers.host ?? "(none)"} is not this machine's: the gateway listens on loopback only`;
+    // MCP clients read a JSON-RPC error; everyone else the API's error body.
+    const body = request.url.startsWith("/mcp") ? { jsonrpc: "2.0", id: null, error: { code: -32000, message } } : errorBody(403, message);
+    return reply.code(403).send(body);
+  });
+}
+
 /**
  * Guards the API routes of `app` (an encapsulated context, so the probes and
  * docs elsewhere stay open): a request without a valid key is answered 401

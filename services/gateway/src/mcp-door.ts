@@ -77,7 +77,7 @@ function jsonRpcError(code: number, message: string) {
 /** An MCP server over the tenant's catalog. */
 function serverFor(deps: GatewayDeps, tenant: string, options: McpDoorOptions): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, logging: {} },
     instructions:
       "Switchyard routes among many tools. Use search_tools to find the tool for a task, then call_tool; " +
       "or call {pool, action, params} with an action listed in its description. Writes may wait for the user's approval.",

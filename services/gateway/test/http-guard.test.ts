@@ -149,3 +149,23 @@ describe("gateway http guard", () => {
     assert.equal(res.json().field, "packetId");
   });
 });
+
+describe("gateway http guard - DNS rebinding, on loopback", () => {
+  it("gateway - on loopback, a Host that is not this machine's is refused 403 everywhere, /mcp with a JSON-RPC error", async () => {
+    const { app, deps } = setup({ loopbackOnly: true });
+    const evil = { ...AS_A, host: "evil.example.com", origin: "http://evil.example.com" };
+    const packet = await app.inject(post("/v1/packets", { message: "read notes/todo.md" }, evil));
+    assert.equal(packet.statusCode, 403);
+    assert.match(packet.json().message, /Host evil\.example\.com is not this machine's/);
+    assert.equal(deps.submitted.length, 0, "nothing reached the fleet");
+    const mcp = await app.inject(post("/mcp", { jsonrpc: "2.0", id: 1, method: "ping" }, evil));
+    assert.equal(mcp.statusCode, 403);
+    assert.equal(mcp.json().error.code, -32000);
+    for (const host of ["127.0.0.1:8080", "localhost:8080", "[::1]:8080", "localhost"]) {
+      const ok = await app.inject(post("/v1/packets", { message: "read notes/todo.md" }, { ...AS_A, host }));
+      assert.equal(ok.statusCode, 200, host);
+    }
+    const open = await setup().app.inject(post("/v1/packets", { message: "read notes/todo.md" }, evil));
+    assert.equal(open.statusCode, 200, "a gateway on another address answers any name (its keys guard it)");
+  });
+});
