@@ -1,5 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createRouterClient } from "@switchyard/grpc";
 import { eventually, fleetSkipReason, startTestFleet } from "./harness.js";
 import type { TestFleet } from "./harness.js";
@@ -184,6 +186,27 @@ describe("fleet traces - every hop of every packet in one trace", { skip }, () =
       assert.equal(root.attributes["rpc.system"], "grpc");
     } finally {
       client.close();
+    }
+  });
+
+  it("fleet traces - an MCP call with _meta.traceparent continues the caller's trace", async () => {
+    const client = new Client({ name: "fleet-traces-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    try {
+      const [traceId, callerSpan] = ["4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"];
+      const result = await client.callTool({
+        name: "filesystem_read_text_file",
+        arguments: { path: "notes/todo.md" },
+        _meta: { traceparent: `00-${traceId}-${callerSpan}-01` },
+      });
+      const { packetId } = result._meta as { packetId: string };
+      const spans = await settledTrace(packetId, (s) => s.filter((x) => x.kind === CONSUMER).length === 3);
+      assert.equal(spans[0]!.traceId, traceId);
+      const send = spans.find((s) => s.name === "send switchyard.packets.review")!;
+      assert.equal(send.parentSpanId, callerSpan, "the gateway's hop hangs under the caller's span");
+      assert.deepEqual(hopsOf(spans), ["2:review:r0", "3:execute:r0", "4:intent:r1"]);
+    } finally {
+      await client.close();
     }
   });
 
