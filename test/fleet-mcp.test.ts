@@ -122,4 +122,14 @@ describe("fleet mcp - the official MCP client against /mcp on a running fleet", 
     const found = await inspect("--method", "tools/call", "--tool-name", "search_tools", "--tool-arg", "query=what's in my to-do note");
     assert.ok(found.structuredContent.tools.some((tool: { name: string }) => tool.name === "filesystem_read_text_file"), JSON.stringify(found));
   });
+
+  it("fleet mcp - a session's turns add their routed tools, kept in NATS KV: a new connection of the session lists them", async () => {
+    const meta = { "io.switchyard/session": "fleet-session-1", "io.switchyard/turns": ["what's in my to-do note"] };
+    const first = (await (await connect("b")).listTools({ _meta: meta })).tools.map((tool) => tool.name);
+    assert.ok(first.includes("filesystem_read_text_file"), first.join(", "));
+    const again = (await (await connect("b")).listTools({ _meta: { "io.switchyard/session": "fleet-session-1" } })).tools.map((tool) => tool.name);
+    assert.deepEqual(again, first);
+    const other = (await (await connect("b")).listTools()).tools.map((tool) => tool.name);
+    assert.deepEqual(other.sort(), ["call", "call_tool", "search_tools"]);
+  });
 });

@@ -7,6 +7,7 @@ import { BENCH_USAGE, parseBenchArgs } from "./perf/bench-args.js";
 import type { BenchArgs } from "./perf/bench-args.js";
 import { jsonLines, resultTable, writeResults } from "./perf/bench-result.js";
 import type { BenchRun } from "./perf/bench-result.js";
+import { benchMcpDoors } from "./perf/mcp-doors.js";
 import { benchPacketE2e } from "./perf/packet-e2e.js";
 import { benchRouteHttp } from "./perf/route-http.js";
 import { benchRouteScale } from "./perf/route-scale.js";
@@ -31,6 +32,8 @@ async function run(args: BenchArgs): Promise<BenchRun> {
       return benchRouteHttp({ sizes: args.sizes, duration: args.duration, connections: args.connections, log });
     case "packet-e2e":
       return benchPacketE2e({ sizes: args.sizes, duration: args.duration, connections: args.connections, log });
+    case "mcp-doors":
+      return benchMcpDoors({ duration: args.duration, connections: args.connections, log });
     case "tracing-cost":
       return benchTracingCost({ duration: args.duration, connections: args.connections, rounds: args.rounds, log });
   }

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 
-export const BENCHES = ["route-scale", "route-http", "packet-e2e", "tracing-cost", "tracing"] as const;
+export const BENCHES = ["route-scale", "route-http", "packet-e2e", "tracing-cost", "tracing", "mcp-doors"] as const;
 export type BenchName = (typeof BENCHES)[number];
 
 export interface BenchArgs {
@@ -37,6 +37,8 @@ export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [opt
                  --duration <s> (default 20)  --connections <n> (default 16)  --rounds <n> (default 2)
   tracing        wall time per packet hop with the OpenTelemetry SDK disabled, without an endpoint, exporting
                  --packets <n> (default 2000)  --rounds <n> (default 5)
+  mcp-doors      MCP search_tools and call_tool beside POST /v1/route, /v1/calls and /v1/packets, at one
+                 connection and at --connections   --duration <s> (default 10)  --connections <n> (default 16)
   --json         one JSON object per configuration on stdout (the table goes to stderr)
   --out <dir>    where <bench>-<timestamp>.json goes (default bench/results)`;
 

@@ -57,5 +57,7 @@ export {
   PACKETS_STREAM,
   PENDING_LESSONS_BUCKET,
   PENDING_LESSONS_TTL_MS,
+  MCP_SESSIONS_BUCKET,
+  MCP_SESSIONS_TTL_MS,
 } from "./topology.js";
 export type { TopologyOptions } from "./topology.js";

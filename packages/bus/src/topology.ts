@@ -18,6 +18,9 @@ export const EXAMPLES_BUCKET = "switchyard-examples";
 export const PENDING_LESSONS_BUCKET = "switchyard-pending-lessons";
 /** How long a lesson waits for its session's next request before it is dropped unlearned. */
 export const PENDING_LESSONS_TTL_MS = 24 * 60 * 60 * 1000;
+/** The MCP door's sessions (McpSession by hashed tenant and session id); an idle session is forgotten after an hour. */
+export const MCP_SESSIONS_BUCKET = "switchyard-mcp-sessions";
+export const MCP_SESSIONS_TTL_MS = 60 * 60 * 1000;
 
 export interface TopologyOptions {
   /** JetStream replicas of the stream and buckets (3 in a production cluster). @default 1 */

@@ -45,6 +45,7 @@ export {
   FeedbackRequestSchema,
   FeedbackResponseSchema,
   ListToolsResponseSchema,
+  McpSessionSchema,
   RankToolsRequestSchema,
   RankToolsResponseSchema,
   RouteRequestSchema,

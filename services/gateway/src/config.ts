@@ -90,6 +90,18 @@ export const configSchema = {
       default: 40,
       description: "/mcp lists a catalog of at most this many tools whole; a larger one as its core tools and the meta-tools search_tools, call_tool and call",
     },
+    MCP_SESSION_MAX_TOOLS: {
+      type: "integer",
+      minimum: 0,
+      maximum: 100,
+      default: 10,
+      description: "/mcp: tools a session (_meta io.switchyard/session or the x-switchyard-session header) keeps listed beside the core tools: those routed for its turns, found or called in it, the latest kept",
+    },
+    MCP_USER_DOMAINS: {
+      type: "string",
+      default: "",
+      description: "/mcp: an industry or role (_meta io.switchyard/user, or the x-switchyard-industry / x-switchyard-role headers) → the domains whose tools its users are listed: healthcare=medical|records,developer=files|code",
+    },
     MCP_SEARCH_DEFAULT_K: {
       type: "integer",
       minimum: 1,
@@ -145,6 +157,10 @@ export interface Config {
   MCP_LIST_ALL_MAX_TOOLS: number;
   /** @default 5 */
   MCP_SEARCH_DEFAULT_K: number;
+  /** @default 10 */
+  MCP_SESSION_MAX_TOOLS: number;
+  /** @default "" */
+  MCP_USER_DOMAINS: string;
 }
 
 /** Limits that are on by default only when keys are: local mode is one trusted user. */

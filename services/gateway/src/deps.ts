@@ -85,6 +85,13 @@ export interface GatewayDeps {
   route(tenant: string, input: RouteInput): Promise<RouteOutput>;
   /** The `input.topK` of the caller's own tools (not the catalog's) that best fit the turn, best first. Executes nothing. */
   rankTools(tenant: string, input: RankToolsInput): Promise<RoutingCandidate[]>;
+  /** The tools an MCP session has been shown beyond the core ones (McpSession), oldest first; [] for a new session. */
+  sessionTools(tenant: string, session: string): Promise<string[]>;
+  /**
+   * Adds tools to an MCP session's (the latest last, at most `keep`, the oldest dropped) and
+   * returns the session's tools after the change.
+   */
+  exposeInSession(tenant: string, session: string, tools: readonly string[], keep: number): Promise<string[]>;
   /**
    * The catalog as the tenant sees it: its own tools and the shared ones; each tool's
    * examples include those stored for it (learned from use, added by hand).

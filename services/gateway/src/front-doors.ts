@@ -1,7 +1,7 @@
 // The gateway's HTTP and gRPC front doors on a started service; main.ts imports this
 // module only once tracing runs, so that @grpc/grpc-js loads instrumented.
 import { ServerCredentials } from "@grpc/grpc-js";
-import { CATALOG_BUCKET, EXAMPLES_BUCKET, openBucket } from "@switchyard/bus";
+import { CATALOG_BUCKET, EXAMPLES_BUCKET, MCP_SESSIONS_BUCKET, MCP_SESSIONS_TTL_MS, openBucket } from "@switchyard/bus";
 import { listenOrExit } from "@switchyard/runtime";
 import type { ServiceContext } from "@switchyard/runtime";
 import { buildApp } from "./app.js";
@@ -10,6 +10,7 @@ import type { Authenticator } from "./auth.js";
 import { tenantLimit } from "./config.js";
 import type { Config } from "./config.js";
 import { buildGrpcServer, ROUTER_SERVICE_NAME } from "./grpc-server.js";
+import { parseUserDomains } from "./mcp-session.js";
 import { followLivePackets, LivePackets } from "./live-packets.js";
 import { watchNatsAvailability } from "./nats-availability.js";
 import { createNatsDeps } from "./nats-deps.js";
@@ -30,6 +31,7 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, a
     packets: service.packets,
     catalog: await openBucket(service.nc, CATALOG_BUCKET, service.topology),
     examples: await openBucket(service.nc, EXAMPLES_BUCKET, service.topology),
+    mcpSessions: await openBucket(service.nc, MCP_SESSIONS_BUCKET, service.topology, MCP_SESSIONS_TTL_MS),
     tracer: service.tracer,
     waitTimeoutMs: config.WAIT_TIMEOUT_MS,
     routeTimeoutMs: config.ROUTE_TIMEOUT_MS,
@@ -51,7 +53,12 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, a
     rateLimit: { max: tenantLimit(config, "RATE_LIMIT_MAX"), windowMs: config.RATE_LIMIT_WINDOW_MS },
     loggerInstance: service.logger,
     loopbackOnly: isLoopback(config.HTTP_HOST),
-    mcp: { listAllMaxTools: config.MCP_LIST_ALL_MAX_TOOLS, searchDefaultK: config.MCP_SEARCH_DEFAULT_K },
+    mcp: {
+      listAllMaxTools: config.MCP_LIST_ALL_MAX_TOOLS,
+      searchDefaultK: config.MCP_SEARCH_DEFAULT_K,
+      sessionMaxTools: config.MCP_SESSION_MAX_TOOLS,
+      userDomains: parseUserDomains(config.MCP_USER_DOMAINS),
+    },
     proxy: { baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, topK: config.PROXY_TOP_K, timeoutMs: config.PROXY_TIMEOUT_MS },
   });
   await listenOrExit(() => app.listen({ port: config.HTTP_PORT, host: config.HTTP_HOST }), { host: config.HTTP_HOST, port: config.HTTP_PORT, setting: "HTTP_PORT" }, service.logger);

@@ -21,19 +21,26 @@ import type { Packet, ToolDefinition } from "@switchyard/packet";
 import { configSchema } from "./config.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
+import { callerOf, exposedTools, remember } from "./mcp-session.js";
 import { CALL_POOL, CALL_TOOL, ExposedNames, mcpTool, metaTools, poolTool, SEARCH_TOOLS } from "./mcp-tools.js";
 
 export interface McpDoorOptions {
   /** A catalog of at most this many tools is listed whole; a larger one through the meta-tools. */
   listAllMaxTools: number;
-  /** How many tools `search_tools` returns unless asked. */
+  /** How many tools `search_tools` returns unless asked, and how many a session's turns add. */
   searchDefaultK: number;
+  /** Tools a session keeps listed beyond the core ones (mcp-session.ts). */
+  sessionMaxTools: number;
+  /** Industry or role → domains whose tools its users are shown (MCP_USER_DOMAINS). */
+  userDomains: ReadonlyMap<string, readonly string[]>;
 }
 
 /** The settings' defaults (config.ts). */
 export const DEFAULT_MCP_OPTIONS: McpDoorOptions = {
   listAllMaxTools: configSchema.properties.MCP_LIST_ALL_MAX_TOOLS.default,
   searchDefaultK: configSchema.properties.MCP_SEARCH_DEFAULT_K.default,
+  sessionMaxTools: configSchema.properties.MCP_SESSION_MAX_TOOLS.default,
+  userDomains: new Map(),
 };
 
 const SERVER_INFO = { name: "switchyard", version: "0.1.0" };
@@ -85,35 +92,50 @@ function serverFor(deps: GatewayDeps, tenant: string, options: McpDoorOptions): 
   const catalog = async () => (await deps.listTools(tenant)).filter((t) => !t.quarantined);
   const listsAll = (tools: readonly ToolDefinition[]) => tools.length <= options.listAllMaxTools;
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  const session = { topK: options.searchDefaultK, keep: options.sessionMaxTools };
+
+  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
     const tools = await catalog();
     const names = new ExposedNames(tools);
     if (listsAll(tools)) return { tools: tools.map((t) => mcpTool(t, names)) };
-    return { tools: [...tools.filter((t) => t.core).map((t) => mcpTool(t, names)), ...metaTools(tools)] };
+    const caller = callerOf(request.params?._meta, extra.requestInfo?.headers, options.userDomains);
+    const exposed = await exposedTools(deps, tenant, caller, tools, session);
+    return { tools: [...tools.filter((t) => t.core), ...exposed].map((t) => mcpTool(t, names)).concat(metaTools(tools)) };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const traceparent = request.params._meta?.["traceparent"];
     const ctx = typeof traceparent === "string" ? propagation.extract(context.active(), { traceparent }) : context.active();
+    const caller = callerOf(request.params._meta, extra.requestInfo?.headers, options.userDomains);
     return context.with(ctx, async () => {
       const tools = await catalog();
       const names = new ExposedNames(tools);
       const args = (request.params.arguments ?? {}) as JsonObject;
+      // What a session found or called is listed to it from now on.
+      const call = async (tool: string, callArgs: JsonObject) => {
+        const result = await callTool(deps, tenant, tool, callArgs);
+        const ran = (result._meta as { tool?: string } | undefined)?.tool;
+        if (ran) await remember(deps, tenant, caller, [ran], session.keep);
+        return result;
+      };
       try {
         switch (request.params.name) {
-          case SEARCH_TOOLS:
-            return await searchTools(deps, tenant, names, args, options.searchDefaultK);
+          case SEARCH_TOOLS: {
+            const { result, found } = await searchTools(deps, tenant, names, args, options.searchDefaultK);
+            await remember(deps, tenant, caller, found, session.keep);
+            return result;
+          }
           case CALL_TOOL:
-            return await callTool(deps, tenant, names.catalog(stringArg(args, "name")), objectArg(args, "arguments"));
+            return await call(names.catalog(stringArg(args, "name")), objectArg(args, "arguments"));
           case CALL_POOL: {
             const pool = stringArg(args, "pool");
             const action = stringArg(args, "action");
             const tool = poolTool(tools, pool, action);
             if (!tool) throw new McpError(ErrorCode.InvalidParams, `no action ${action} in pool ${pool}; the pools and their actions are in the description of ${CALL_POOL}`);
-            return await callTool(deps, tenant, tool.name, objectArg(args, "params"));
+            return await call(tool.name, objectArg(args, "params"));
           }
           default:
-            return await callTool(deps, tenant, names.catalog(request.params.name), args);
+            return await call(names.catalog(request.params.name), args);
         }
       } catch (error) {
         throw asMcpError(error);
@@ -123,18 +145,20 @@ function serverFor(deps: GatewayDeps, tenant: string, options: McpDoorOptions): 
   return server;
 }
 
-async function searchTools(deps: GatewayDeps, tenant: string, names: ExposedNames, args: JsonObject, defaultK: number): Promise<CallToolResult> {
+async function searchTools(deps: GatewayDeps, tenant: string, names: ExposedNames, args: JsonObject, defaultK: number) {
   const query = stringArg(args, "query");
   const k = args["k"] === undefined ? defaultK : args["k"];
   if (typeof k !== "number" || !Number.isInteger(k) || k < 1 || k > 50) throw new McpError(ErrorCode.InvalidParams, "k must be a whole number from 1 to 50");
   const { candidates } = await deps.route(tenant, { message: query, history: [], topK: k, tools: [], pools: [], domains: [] });
+  const found = candidates.flatMap((c) => c.tool ?? []);
   const tools = candidates
     .filter((c) => c.tool)
     .map((c) => {
       const listed = mcpTool(c.tool!, names);
       return { name: listed.name, description: listed.description ?? "", inputSchema: listed.inputSchema, score: Math.round(c.score * 1000) / 1000 };
     });
-  return { content: [{ type: "text", text: JSON.stringify(tools) }], structuredContent: { tools } };
+  const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(tools) }], structuredContent: { tools } };
+  return { result, found: found.filter((t) => !t.core).map((t) => t.name) };
 }
 
 async function callTool(deps: GatewayDeps, tenant: string, tool: string, args: JsonObject): Promise<CallToolResult> {
@@ -146,7 +170,7 @@ async function callTool(deps: GatewayDeps, tenant: string, tool: string, args: J
 export function callResult(packet: Packet, finished: boolean): CallToolResult {
   const packetId = packet.header?.packetId ?? "";
   const routing = packet.toolRouting;
-  const meta = { packetId, state: Packet_State[packet.state] };
+  const meta = { packetId, state: Packet_State[packet.state], tool: routing?.selectedTool?.toolName ?? "" };
   if (!finished) {
     return text(`still running: packet ${packetId}; GET /v1/packets/${packetId} for its outcome`, false, meta);
   }

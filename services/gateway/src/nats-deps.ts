@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { headers } from "@nats-io/nats-core";
 import type { MsgHdrs, NatsConnection } from "@nats-io/nats-core";
 import { jetstream } from "@nats-io/jetstream";
@@ -38,6 +39,7 @@ import {
   FeedbackRequestSchema,
   FeedbackResponseSchema,
   encodePacket,
+  McpSessionSchema,
   newPacket,
   RankToolsRequestSchema,
   RankToolsResponseSchema,
@@ -63,6 +65,8 @@ export interface NatsDepsOptions {
   catalog: KV;
   /** The examples bucket (EXAMPLES_BUCKET): each tool's stored examples, shown with it. */
   examples: KV;
+  /** The MCP door's sessions (MCP_SESSIONS_BUCKET). */
+  mcpSessions: KV;
   tracer: Tracer;
   /**
    * How long a waiting request waits for its packet before answering 202; also how long
@@ -280,6 +284,22 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       return fromBinary(RankToolsResponseSchema, reply).candidates;
     }),
 
+    sessionTools: (tenant, session) => whileNatsAvailable(availability, async () => {
+      const entry = await options.mcpSessions.get(sessionKey(tenant, session));
+      return entry?.value.length ? fromBinary(McpSessionSchema, entry.value).tools : [];
+    }),
+
+    exposeInSession: (tenant, session, names, keep) => whileNatsAvailable(availability, async () => {
+      const key = sessionKey(tenant, session);
+      const entry = await options.mcpSessions.get(key);
+      const before = entry?.value.length ? fromBinary(McpSessionSchema, entry.value).tools : [];
+      // Shown again, a tool moves to the end: the session keeps what it used last.
+      const after = [...before.filter((name) => !names.includes(name)), ...names].slice(-keep);
+      // Two replicas updating one session at once: the last write wins, both lists are close.
+      await options.mcpSessions.put(key, toBinary(McpSessionSchema, create(McpSessionSchema, { tools: after })));
+      return after;
+    }),
+
     async listTools(tenant) {
       return [...tools.entries()]
         .filter(([, tool]) => toolVisibleTo(tool, tenant))
@@ -317,4 +337,9 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       exampleFollower.stop();
     },
   };
+}
+
+/** A session's key: the tenant's and the client's ids, hashed (any characters; one tenant's session is never another's). */
+function sessionKey(tenant: string, session: string): string {
+  return createHash("sha256").update(`${tenant}\n${session}`).digest("hex");
 }

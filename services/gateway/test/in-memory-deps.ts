@@ -164,6 +164,19 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return { candidates, warnings: this.routeWarnings };
   }
 
+  readonly sessions = new Map<string, string[]>();
+
+  async sessionTools(tenant: string, session: string) {
+    return this.sessions.get(`${tenant}\n${session}`) ?? [];
+  }
+
+  async exposeInSession(tenant: string, session: string, names: readonly string[], keep: number) {
+    const before = await this.sessionTools(tenant, session);
+    const after = [...before.filter((name) => !names.includes(name)), ...names].slice(-keep);
+    this.sessions.set(`${tenant}\n${session}`, after);
+    return after;
+  }
+
   readonly ranked: RankToolsInput[] = [];
 
   /** Ranks like a lexical router would, crudely: tools whose name or description shares more of the message's words first. */

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../src/app.js";
 import { apiKeyAuthenticator } from "../src/auth.js";
+import { DEFAULT_MCP_OPTIONS } from "../src/mcp-door.js";
 import { create } from "@bufbuild/protobuf";
 import { ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
@@ -18,16 +19,16 @@ const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurn
 type Text = { type: string; text: string };
 
 /** A gateway over the in-memory deps on a free port, and official MCP clients for it. */
-async function serve(listAllMaxTools: number, tools?: ToolDefinition[]) {
+async function serve(listAllMaxTools: number, tools?: ToolDefinition[], userDomains = new Map<string, string[]>()) {
   const deps = new InMemoryGatewayDeps(tools);
-  const app = buildApp(deps, { ...LIMITS, mcp: { listAllMaxTools, searchDefaultK: 5 } });
+  const app = buildApp(deps, { ...LIMITS, mcp: { ...DEFAULT_MCP_OPTIONS, listAllMaxTools, sessionMaxTools: 3, userDomains } });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
   const url = new URL(`http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/mcp`);
   const clients: Client[] = [];
-  const connect = async (key: string) => {
+  const connect = async (key: string, headers: Record<string, string> = {}) => {
     const client = new Client({ name: "mcp-door-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } } }));
     clients.push(client);
     return client;
   };
@@ -166,6 +167,7 @@ function seed004Catalog(): ToolDefinition[] {
       server: pool,
       serverToolName: action,
       pool,
+      domains: [pool],
       core: i < 25,
       sideEffect: ToolDefinition_SideEffect.READ,
       inputSchema: { type: "object", properties: { id: { type: "string" } } },
@@ -189,6 +191,52 @@ describe("gateway mcp - seed 004: 130 tools in 7 pools, 25 core", () => {
       assert.ok(description.includes(`  - ${tool.serverToolName}: Does ${tool.serverToolName} in ${tool.pool}.`), `${tool.name} described`);
       const result = await client.callTool({ name: "call", arguments: { pool: tool.pool, action: tool.serverToolName, params: { id: "7" } } });
       assert.equal(textOf(result), `${tool.name} {"id":"7"}`);
+    }
+  });
+});
+
+describe("gateway mcp - seed 003: a session's tools, its turns and its user's domains", () => {
+  let s: Awaited<ReturnType<typeof serve>>;
+  before(async () => (s = await serve(0, undefined, new Map([["sales", ["crm"]]]))));
+  after(async () => s.close());
+  const session = (id: string, more: Record<string, unknown> = {}) => ({ _meta: { "io.switchyard/session": id, ...more } });
+  const listed = async (client: Client, params?: Record<string, unknown>) => (await client.listTools(params)).tools.map((t) => t.name);
+
+  it("gateway mcp - a session's turns add their routed tools; the session keeps them; without a session nothing is added", async () => {
+    const client = await s.connect(KEY);
+    const meta = ["core_clarify", "search_tools", "call_tool", "call"];
+    assert.deepEqual(await listed(client), meta);
+    const withTurns = await listed(client, session("s-1", { "io.switchyard/turns": ["hello", "read notes/todo.md"] }));
+    assert.deepEqual(withTurns, ["core_clarify", "filesystem_read_file", "filesystem_write_file", "search_tools", "call_tool", "call"]);
+    assert.deepEqual(s.deps.routed.at(-1)?.history.map((t) => t.content), ["hello"]);
+    assert.equal(s.deps.routed.at(-1)?.message, "read notes/todo.md");
+    assert.deepEqual(await listed(client, session("s-1")), withTurns, "the session remembers, on any replica (the bucket)");
+    assert.deepEqual(await listed(client, session("s-2")), meta, "another session has its own");
+    assert.deepEqual(await listed(await s.connect(PRIVATE_KEY), session("s-1")), meta, "another tenant's session of the same id is another session");
+  });
+
+  it("gateway mcp - a tool found with search_tools or called appears in the session's next tools/list (header session)", async () => {
+    const client = await s.connect(KEY, { "x-switchyard-session": "s-3" });
+    assert.ok(!(await listed(client)).includes("filesystem_read_file"));
+    await client.callTool({ name: "search_tools", arguments: { query: "write a file", k: 1 } });
+    assert.deepEqual(await listed(client), ["core_clarify", "filesystem_read_file", "search_tools", "call_tool", "call"]);
+    await client.callTool({ name: "call_tool", arguments: { name: "write_file", arguments: { path: "a", content: "b" } } });
+    assert.deepEqual(await listed(client), ["core_clarify", "filesystem_read_file", "filesystem_write_file", "search_tools", "call_tool", "call"]);
+  });
+
+  it("gateway mcp - the user's role maps to domains whose tools are listed (header or _meta)", async () => {
+    const catalog = seed004Catalog();
+    const domains = await serve(40, catalog, new Map([["sales", ["crm"]]]));
+    try {
+      const crm = catalog.filter((t) => t.pool === "crm" && !t.core).map((t) => t.name.replace(".", "_"));
+      const byHeader = await listed(await domains.connect(KEY, { "x-switchyard-role": "Sales" }));
+      assert.deepEqual(byHeader.filter((n) => n.startsWith("crm")).sort(), [...crm, ...catalog.filter((t) => t.pool === "crm" && t.core).map((t) => t.name.replace(".", "_"))].sort());
+      const byMeta = await listed(await domains.connect(KEY), { _meta: { "io.switchyard/user": { role: "sales" } } });
+      assert.deepEqual(byMeta, byHeader);
+      const plain = await listed(await domains.connect(KEY));
+      assert.equal(plain.length, 28, "no metadata: core and meta-tools only");
+    } finally {
+      await domains.close();
     }
   });
 });
