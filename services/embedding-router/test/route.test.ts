@@ -275,7 +275,8 @@ describe("route", () => {
       assert.equal(asked.length, 1);
       assert.deepEqual([other.toolRouting?.toolNeed?.needed, other.toolRouting?.toolNeed?.unreadLanguage], [true, ""]);
       // offline with no candidate at all, the packet ends here with that reason, never "no tool"
-      const none = newPacket({ message: "lis los archivos en la carpeta notes" });
+      // ("notes" would match the file tools: a note is a file to the router)
+      const none = newPacket({ message: "lista los archivos de la carpeta trabajo" });
       assert.deepEqual(await routeStage(none, { ...recording().deps }), { done: true });
       assert.match(none.stateReason, /^cannot route a message in Spanish offline: .* found no candidate; configure an embeddings endpoint/);
     });

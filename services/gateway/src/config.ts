@@ -81,8 +81,8 @@ export const configSchema = {
     PROXY_TIMEOUT_MS: {
       type: "integer",
       minimum: 100,
-      default: 120000,
-      description: "/v1/chat/completions: how long the upstream model has to answer (the whole answer, or the start of a stream) before 502",
+      default: 30000,
+      description: "/v1/chat/completions: how long the upstream model has to answer, a stream's whole answer included (cut there); not answering in time is a 502. The gateway's drain waits this long: raise terminationGracePeriodSeconds with it",
     },
     MCP_LIST_ALL_MAX_TOOLS: {
       type: "integer",
@@ -151,7 +151,7 @@ export interface Config {
   LLM_API_KEY: string;
   /** @default 5 */
   PROXY_TOP_K: number;
-  /** @default 120000 */
+  /** @default 30000 */
   PROXY_TIMEOUT_MS: number;
   /** @default 40 */
   MCP_LIST_ALL_MAX_TOOLS: number;
