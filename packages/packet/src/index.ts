@@ -104,3 +104,5 @@ export {
 } from "./tool-call.js";
 export type { ApprovalRefusal } from "./tool-call.js";
 export { TENANT_PATTERN, toolVisibleTo } from "./tenant.js";
+export { givenAnnotations } from "./tool-annotations.js";
+export type { AnnotationFields } from "./tool-annotations.js";

@@ -8,7 +8,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
+import { givenAnnotations, ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { ClientAttr, markFailed, processMetrics, withClientSpan } from "@switchyard/telemetry";
 import type { ServerConfig, SideEffectName, ToolOverrides } from "./servers-config.js";
@@ -446,6 +446,7 @@ function toDefinitions(config: ServerConfig, tools: Tool[], logger: PoolLogger |
         pool: config.tools[tool.name]?.pool ?? config.pool,
         domains: config.tools[tool.name]?.domains ?? config.domains,
         tenants: config.tenants,
+        ...(tool.annotations ? { annotations: givenAnnotations(tool.annotations) } : {}),
       }),
     );
 }

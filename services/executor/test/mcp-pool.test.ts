@@ -128,6 +128,8 @@ describe("mcp pool - filesystem server", () => {
     assert.match(read?.description ?? "", /file/i);
     assert.equal((read?.inputSchema?.["properties"] as Record<string, unknown>)["path"] !== undefined, true);
     assert.deepEqual(read?.examples, []);
+    // the server's annotations, kept as given: the MCP door lists them again
+    assert.deepEqual([read?.annotations?.readOnlyHint, read?.annotations?.openWorldHint, read?.annotations?.destructiveHint], [true, false, undefined]);
     assert.deepEqual(
       [...tools.values()].filter((tool) => tool.core).map((tool) => tool.name),
       ["fs.list_directory"],

@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { ToolDefinition_SideEffect } from "@switchyard/packet";
+import { givenAnnotations, ToolDefinition_SideEffect } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 
 export const SEARCH_TOOLS = "search_tools";
@@ -60,19 +60,25 @@ function withHash(safe: string, name: string): string {
   return `${safe.slice(0, MAX_NAME - hash.length - 1)}_${hash}`;
 }
 
-/** A catalog tool as MCP lists it, its side effect as annotations (a tool with no hint is a write). */
+/**
+ * A catalog tool as MCP lists it: its server's annotations as they were given; a tool whose
+ * server gave none gets its side effect's (a tool with no hint is a write).
+ */
 export function mcpTool(tool: ToolDefinition, names: ExposedNames): Tool {
   const schema = tool.inputSchema && Object.keys(tool.inputSchema).length > 0 ? tool.inputSchema : {};
+  const given = tool.annotations;
   return {
     name: names.exposed(tool.name),
     title: tool.name,
     description: tool.description,
     inputSchema: { ...schema, type: "object" } as Tool["inputSchema"],
-    annotations: {
-      readOnlyHint: tool.sideEffect === ToolDefinition_SideEffect.READ,
-      destructiveHint: tool.sideEffect !== ToolDefinition_SideEffect.READ,
-      openWorldHint: tool.sideEffect === ToolDefinition_SideEffect.EXECUTE,
-    },
+    annotations: given
+      ? givenAnnotations(given)
+      : {
+          readOnlyHint: tool.sideEffect === ToolDefinition_SideEffect.READ,
+          destructiveHint: tool.sideEffect !== ToolDefinition_SideEffect.READ,
+          openWorldHint: tool.sideEffect === ToolDefinition_SideEffect.EXECUTE,
+        },
   };
 }
 

@@ -35,6 +35,7 @@ export const CATALOG: ToolDefinition[] = [
     sideEffect: ToolDefinition_SideEffect.READ,
     server: "filesystem",
     serverToolName: "read_file",
+    annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
   }),
   create(ToolDefinitionSchema, {
     name: "filesystem.write_file",

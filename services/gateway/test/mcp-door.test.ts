@@ -54,8 +54,10 @@ describe("gateway mcp - a small catalog is listed whole", () => {
     for (const tool of tools) assert.match(tool.name, /^[a-zA-Z0-9_-]{1,64}$/);
     const read = tools.find((t) => t.name === "filesystem_read_file")!;
     assert.equal(read.title, "filesystem.read_file");
-    assert.equal(read.annotations?.readOnlyHint, true);
     assert.equal(tools.find((t) => t.name === "filesystem_write_file")!.annotations?.destructiveHint, true);
+
+    assert.deepEqual(read.annotations, { readOnlyHint: true, openWorldHint: false, idempotentHint: true }, "the server's annotations as given");
+    assert.deepEqual(tools.find((t) => t.name === "core_clarify")!.annotations, { readOnlyHint: true, destructiveHint: false, openWorldHint: false }, "none given: its side effect's");
 
     const own = await (await s.connect(PRIVATE_KEY)).listTools();
     assert.ok(own.tools.some((t) => t.name === "ledger_post_entry"), "the private tenant sees its own tool");

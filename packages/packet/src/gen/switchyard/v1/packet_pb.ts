@@ -18,7 +18,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/packet.proto.
  */
 export const file_switchyard_v1_packet: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSKQBAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCSK6AQoFU3RhdGUSDAoIUkVDRUlWRUQQABIUChBERVRFQ1RJTkdfSU5URU5UEAESCwoHUk9VVElORxACEg0KCVNFTEVDVElORxADEg0KCVJFVklFV0lORxAEEg0KCUVYRUNVVElORxAFEg4KClJFSU5KRUNURUQQBhINCglDT01QTEVURUQQBxIVChFBV0FJVElOR19BUFBST1ZBTBAIEhEKDUFXQUlUSU5HX1VTRVIQCRIKCgZGQUlMRUQQCiL1AQoMUGFja2V0SGVhZGVyEhEKCXBhY2tldF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA2hvcBgFIAEoDRITCgt0cmFjZXBhcmVudBgGIAEoCRIOCgZ0ZW5hbnQYByABKAkSLAoIZGVhZGxpbmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrQBCg1QYWNrZXRDb250ZW50EhcKD29yaWdpbmFsX3Byb21wdBgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEi0KC2RhdGFfZmllbGRzGAMgAygLMhguc3dpdGNoeWFyZC52MS5EYXRhRmllbGQSFQoNYWxsb3dlZF90b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJInYKBFR1cm4SJgoEcm9sZRgBIAEoDjIYLnN3aXRjaHlhcmQudjEuVHVybi5Sb2xlEg8KB2NvbnRlbnQYAiABKAkiNQoEUm9sZRIICgRVU0VSEAASDQoJQVNTSVNUQU5UEAESCgoGU1lTVEVNEAISCAoEVE9PTBADIl0KCURhdGFGaWVsZBILCgNrZXkYASABKAkSJQoFdmFsdWUYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdHlwZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkidQoGSW50ZW50EhMKC3VzZXJfaW50ZW50GAEgASgJEg0KBXF1ZXJ5GAIgASgJEg0KBXN0ZXBzGAMgAygJEhIKCnN0ZXBfaW5kZXgYBCABKA0SEwoLZGV0ZWN0ZWRfYnkYBSABKAkSDwoHZG9tYWlucxgGIAMoCSLrBQoQVG9vbFJvdXRpbmdTdGF0ZRISCgpuZWVkc190b29sGAEgASgIEhkKEXJvdXRpbmdfcmVxdWVzdGVkGAIgASgIEjMKCmNhbmRpZGF0ZXMYAyADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUSMgoNc2VsZWN0ZWRfdG9vbBgEIAEoCzIbLnN3aXRjaHlhcmQudjEuU2VsZWN0ZWRUb29sEjYKEWFsdGVybmF0aXZlX3Rvb2xzGAUgAygLMhsuc3dpdGNoeWFyZC52MS5TZWxlY3RlZFRvb2wSGQoRcmV2aWV3X2NvbmZpZGVuY2UYBiABKAESGAoQcmV2aWV3X3JlYXNvbmluZxgHIAEoCRJJChBleGVjdXRpb25fc3RhdHVzGAggASgOMi8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlLkV4ZWN1dGlvblN0YXR1cxI8ChBleGVjdXRpb25fcmVzdWx0GAkgASgLMiIuc3dpdGNoeWFyZC52MS5Ub29sRXhlY3V0aW9uUmVzdWx0EhkKEXJlaW5qZWN0aW9uX2NvdW50GAogASgNEhgKEG1heF9yZWluamVjdGlvbnMYCyABKA0SDwoHZHJ5X3J1bhgMIAEoCBIpCghhcHByb3ZhbBgNIAEoCzIXLnN3aXRjaHlhcmQudjEuQXBwcm92YWwSJgoFY2FsbHMYDiADKAsyFy5zd2l0Y2h5YXJkLnYxLlRvb2xDYWxsEjEKCXRvb2xfbmVlZBgPIAEoCzIeLnN3aXRjaHlhcmQudjEuVG9vbE5lZWRWZXJkaWN0In0KD0V4ZWN1dGlvblN0YXR1cxILCgdQRU5ESU5HEAASFwoTQVdBSVRJTkdfQ09ORklERU5DRRABEgwKCEFQUFJPVkVEEAISDAoIRVhFQ1VURUQQAxIKCgZGQUlMRUQQBBILCgdTS0lQUEVEEAUSDwoLVVNFUl9ERU5JRUQQBiJyCg9Ub29sTmVlZFZlcmRpY3QSDgoGbmVlZGVkGAEgASgIEhMKC3Byb2JhYmlsaXR5GAIgASgBEhEKCXRocmVzaG9sZBgDIAEoARIOCgZyZWFzb24YBCABKAkSFwoPdW5yZWFkX2xhbmd1YWdlGAUgASgJIoEDCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi0KDGlucHV0X3NjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSPQoLc2lkZV9lZmZlY3QYBCABKA4yKC5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uLlNpZGVFZmZlY3QSDgoGc2VydmVyGAUgASgJEhgKEHNlcnZlcl90b29sX25hbWUYBiABKAkSDAoEY29yZRgHIAEoCBIQCghleGFtcGxlcxgIIAMoCRIMCgRwb29sGAkgASgJEg8KB2RvbWFpbnMYCiADKAkSEAoIcGluX2hhc2gYCyABKAkSEwoLcXVhcmFudGluZWQYDCABKAgSDQoFZmxhZ3MYDSADKAkSDwoHdGVuYW50cxgOIAMoCSIuCgpTaWRlRWZmZWN0EggKBFJFQUQQABIJCgVXUklURRABEgsKB0VYRUNVVEUQAiK0AQoQUm91dGluZ0NhbmRpZGF0ZRIrCgR0b29sGAEgASgLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbhINCgVzY29yZRgCIAEoARI2CgZzb3VyY2UYAyABKA4yJi5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUuU291cmNlIiwKBlNvdXJjZRIMCghTRU1BTlRJQxAAEggKBENPUkUQARIKCgZQSU5ORUQQAiKFAQoMU2VsZWN0ZWRUb29sEhEKCXRvb2xfbmFtZRgBIAEoCRInCgZwYXJhbXMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhsKE3NlbGVjdGlvbl9yZWFzb25pbmcYAyABKAkSHAoUc2VsZWN0aW9uX2NvbmZpZGVuY2UYBCABKAEirwEKCEFwcHJvdmFsEhEKCWNhbGxfaGFzaBgBIAEoCRIwCgxyZXF1ZXN0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmdyYW50ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KCFRvb2xDYWxsEhEKCXRvb2xfbmFtZRgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkSCwoDaG9wGAMgASgNEg8KB3N1Y2Nlc3MYBCABKAgSDwoHZHJ5X3J1bhgFIAEoCCJ4ChNUb29sRXhlY3V0aW9uUmVzdWx0Eg8KB3N1Y2Nlc3MYASABKAgSJgoGb3V0cHV0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEg0KBWVycm9yGAMgASgJEhkKEWV4ZWN1dGlvbl90aW1lX21zGAQgASgNIngKCVJlYXNvbmluZxI5Cg5yZWZsZWN0aW9uX2xvZxgBIAMoCzIhLnN3aXRjaHlhcmQudjEuUmVmbGVjdGlvbkxvZ0VudHJ5EjAKCXNrZXRjaHBhZBgCIAMoCzIdLnN3aXRjaHlhcmQudjEuU2tldGNocGFkRW50cnkihAEKElJlZmxlY3Rpb25Mb2dFbnRyeRIMCgRzdGVwGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEgoKY29uZmlkZW5jZRgDIAEoARImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKA0iXQoOU2tldGNocGFkRW50cnkSDAoEc2xvdBgBIAEoCRInCgdjb250ZW50GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhQKDGNvbnRlbnRfdHlwZRgDIAEoCSJ6CgNIb3ASDwoHc2VydmljZRgBIAEoCRIQCghpbnN0YW5jZRgCIAEoCRILCgNob3AYAyABKA0SLgoKc3RhcnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKAFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSKQBAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCSK6AQoFU3RhdGUSDAoIUkVDRUlWRUQQABIUChBERVRFQ1RJTkdfSU5URU5UEAESCwoHUk9VVElORxACEg0KCVNFTEVDVElORxADEg0KCVJFVklFV0lORxAEEg0KCUVYRUNVVElORxAFEg4KClJFSU5KRUNURUQQBhINCglDT01QTEVURUQQBxIVChFBV0FJVElOR19BUFBST1ZBTBAIEhEKDUFXQUlUSU5HX1VTRVIQCRIKCgZGQUlMRUQQCiL1AQoMUGFja2V0SGVhZGVyEhEKCXBhY2tldF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA2hvcBgFIAEoDRITCgt0cmFjZXBhcmVudBgGIAEoCRIOCgZ0ZW5hbnQYByABKAkSLAoIZGVhZGxpbmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrQBCg1QYWNrZXRDb250ZW50EhcKD29yaWdpbmFsX3Byb21wdBgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEi0KC2RhdGFfZmllbGRzGAMgAygLMhguc3dpdGNoeWFyZC52MS5EYXRhRmllbGQSFQoNYWxsb3dlZF90b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJInYKBFR1cm4SJgoEcm9sZRgBIAEoDjIYLnN3aXRjaHlhcmQudjEuVHVybi5Sb2xlEg8KB2NvbnRlbnQYAiABKAkiNQoEUm9sZRIICgRVU0VSEAASDQoJQVNTSVNUQU5UEAESCgoGU1lTVEVNEAISCAoEVE9PTBADIl0KCURhdGFGaWVsZBILCgNrZXkYASABKAkSJQoFdmFsdWUYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdHlwZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkidQoGSW50ZW50EhMKC3VzZXJfaW50ZW50GAEgASgJEg0KBXF1ZXJ5GAIgASgJEg0KBXN0ZXBzGAMgAygJEhIKCnN0ZXBfaW5kZXgYBCABKA0SEwoLZGV0ZWN0ZWRfYnkYBSABKAkSDwoHZG9tYWlucxgGIAMoCSLrBQoQVG9vbFJvdXRpbmdTdGF0ZRISCgpuZWVkc190b29sGAEgASgIEhkKEXJvdXRpbmdfcmVxdWVzdGVkGAIgASgIEjMKCmNhbmRpZGF0ZXMYAyADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUSMgoNc2VsZWN0ZWRfdG9vbBgEIAEoCzIbLnN3aXRjaHlhcmQudjEuU2VsZWN0ZWRUb29sEjYKEWFsdGVybmF0aXZlX3Rvb2xzGAUgAygLMhsuc3dpdGNoeWFyZC52MS5TZWxlY3RlZFRvb2wSGQoRcmV2aWV3X2NvbmZpZGVuY2UYBiABKAESGAoQcmV2aWV3X3JlYXNvbmluZxgHIAEoCRJJChBleGVjdXRpb25fc3RhdHVzGAggASgOMi8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlLkV4ZWN1dGlvblN0YXR1cxI8ChBleGVjdXRpb25fcmVzdWx0GAkgASgLMiIuc3dpdGNoeWFyZC52MS5Ub29sRXhlY3V0aW9uUmVzdWx0EhkKEXJlaW5qZWN0aW9uX2NvdW50GAogASgNEhgKEG1heF9yZWluamVjdGlvbnMYCyABKA0SDwoHZHJ5X3J1bhgMIAEoCBIpCghhcHByb3ZhbBgNIAEoCzIXLnN3aXRjaHlhcmQudjEuQXBwcm92YWwSJgoFY2FsbHMYDiADKAsyFy5zd2l0Y2h5YXJkLnYxLlRvb2xDYWxsEjEKCXRvb2xfbmVlZBgPIAEoCzIeLnN3aXRjaHlhcmQudjEuVG9vbE5lZWRWZXJkaWN0In0KD0V4ZWN1dGlvblN0YXR1cxILCgdQRU5ESU5HEAASFwoTQVdBSVRJTkdfQ09ORklERU5DRRABEgwKCEFQUFJPVkVEEAISDAoIRVhFQ1VURUQQAxIKCgZGQUlMRUQQBBILCgdTS0lQUEVEEAUSDwoLVVNFUl9ERU5JRUQQBiJyCg9Ub29sTmVlZFZlcmRpY3QSDgoGbmVlZGVkGAEgASgIEhMKC3Byb2JhYmlsaXR5GAIgASgBEhEKCXRocmVzaG9sZBgDIAEoARIOCgZyZWFzb24YBCABKAkSFwoPdW5yZWFkX2xhbmd1YWdlGAUgASgJIrYDCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi0KDGlucHV0X3NjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSPQoLc2lkZV9lZmZlY3QYBCABKA4yKC5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uLlNpZGVFZmZlY3QSDgoGc2VydmVyGAUgASgJEhgKEHNlcnZlcl90b29sX25hbWUYBiABKAkSDAoEY29yZRgHIAEoCBIQCghleGFtcGxlcxgIIAMoCRIMCgRwb29sGAkgASgJEg8KB2RvbWFpbnMYCiADKAkSEAoIcGluX2hhc2gYCyABKAkSEwoLcXVhcmFudGluZWQYDCABKAgSDQoFZmxhZ3MYDSADKAkSDwoHdGVuYW50cxgOIAMoCRIzCgthbm5vdGF0aW9ucxgPIAEoCzIeLnN3aXRjaHlhcmQudjEuVG9vbEFubm90YXRpb25zIi4KClNpZGVFZmZlY3QSCAoEUkVBRBAAEgkKBVdSSVRFEAESCwoHRVhFQ1VURRACIvcBCg9Ub29sQW5ub3RhdGlvbnMSEgoFdGl0bGUYASABKAlIAIgBARIbCg5yZWFkX29ubHlfaGludBgCIAEoCEgBiAEBEh0KEGRlc3RydWN0aXZlX2hpbnQYAyABKAhIAogBARIcCg9pZGVtcG90ZW50X2hpbnQYBCABKAhIA4gBARIcCg9vcGVuX3dvcmxkX2hpbnQYBSABKAhIBIgBAUIICgZfdGl0bGVCEQoPX3JlYWRfb25seV9oaW50QhMKEV9kZXN0cnVjdGl2ZV9oaW50QhIKEF9pZGVtcG90ZW50X2hpbnRCEgoQX29wZW5fd29ybGRfaGludCK0AQoQUm91dGluZ0NhbmRpZGF0ZRIrCgR0b29sGAEgASgLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbhINCgVzY29yZRgCIAEoARI2CgZzb3VyY2UYAyABKA4yJi5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUuU291cmNlIiwKBlNvdXJjZRIMCghTRU1BTlRJQxAAEggKBENPUkUQARIKCgZQSU5ORUQQAiKFAQoMU2VsZWN0ZWRUb29sEhEKCXRvb2xfbmFtZRgBIAEoCRInCgZwYXJhbXMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhsKE3NlbGVjdGlvbl9yZWFzb25pbmcYAyABKAkSHAoUc2VsZWN0aW9uX2NvbmZpZGVuY2UYBCABKAEirwEKCEFwcHJvdmFsEhEKCWNhbGxfaGFzaBgBIAEoCRIwCgxyZXF1ZXN0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmdyYW50ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KCFRvb2xDYWxsEhEKCXRvb2xfbmFtZRgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkSCwoDaG9wGAMgASgNEg8KB3N1Y2Nlc3MYBCABKAgSDwoHZHJ5X3J1bhgFIAEoCCJ4ChNUb29sRXhlY3V0aW9uUmVzdWx0Eg8KB3N1Y2Nlc3MYASABKAgSJgoGb3V0cHV0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEg0KBWVycm9yGAMgASgJEhkKEWV4ZWN1dGlvbl90aW1lX21zGAQgASgNIngKCVJlYXNvbmluZxI5Cg5yZWZsZWN0aW9uX2xvZxgBIAMoCzIhLnN3aXRjaHlhcmQudjEuUmVmbGVjdGlvbkxvZ0VudHJ5EjAKCXNrZXRjaHBhZBgCIAMoCzIdLnN3aXRjaHlhcmQudjEuU2tldGNocGFkRW50cnkihAEKElJlZmxlY3Rpb25Mb2dFbnRyeRIMCgRzdGVwGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEgoKY29uZmlkZW5jZRgDIAEoARImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKA0iXQoOU2tldGNocGFkRW50cnkSDAoEc2xvdBgBIAEoCRInCgdjb250ZW50GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhQKDGNvbnRlbnRfdHlwZRgDIAEoCSJ6CgNIb3ASDwoHc2VydmljZRgBIAEoCRIQCghpbnN0YW5jZRgCIAEoCRILCgNob3AYAyABKA0SLgoKc3RhcnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKAFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message switchyard.v1.Packet
@@ -699,6 +699,14 @@ export type ToolDefinition = Message<"switchyard.v1.ToolDefinition"> & {
    * @generated from field: repeated string tenants = 14;
    */
   tenants: string[];
+
+  /**
+   * The MCP annotations its server gave it, as given: the MCP door lists them as they are.
+   * Unset when the server gave none. Policy goes by side_effect, never by these hints.
+   *
+   * @generated from field: switchyard.v1.ToolAnnotations annotations = 15;
+   */
+  annotations?: ToolAnnotations | undefined;
 };
 
 /**
@@ -735,6 +743,45 @@ export const ToolDefinition_SideEffectSchema: GenEnum<ToolDefinition_SideEffect>
   enumDesc(file_switchyard_v1_packet, 8, 0);
 
 /**
+ * An MCP tool's annotations (title and behaviour hints), each unset when not given.
+ *
+ * @generated from message switchyard.v1.ToolAnnotations
+ */
+export type ToolAnnotations = Message<"switchyard.v1.ToolAnnotations"> & {
+  /**
+   * @generated from field: optional string title = 1;
+   */
+  title?: string | undefined;
+
+  /**
+   * @generated from field: optional bool read_only_hint = 2;
+   */
+  readOnlyHint?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool destructive_hint = 3;
+   */
+  destructiveHint?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool idempotent_hint = 4;
+   */
+  idempotentHint?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool open_world_hint = 5;
+   */
+  openWorldHint?: boolean | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.ToolAnnotations.
+ * Use `create(ToolAnnotationsSchema)` to create a new message.
+ */
+export const ToolAnnotationsSchema: GenMessage<ToolAnnotations> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_packet, 9);
+
+/**
  * @generated from message switchyard.v1.RoutingCandidate
  */
 export type RoutingCandidate = Message<"switchyard.v1.RoutingCandidate"> & {
@@ -759,7 +806,7 @@ export type RoutingCandidate = Message<"switchyard.v1.RoutingCandidate"> & {
  * Use `create(RoutingCandidateSchema)` to create a new message.
  */
 export const RoutingCandidateSchema: GenMessage<RoutingCandidate> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 9);
+  messageDesc(file_switchyard_v1_packet, 10);
 
 /**
  * @generated from enum switchyard.v1.RoutingCandidate.Source
@@ -785,7 +832,7 @@ export enum RoutingCandidate_Source {
  * Describes the enum switchyard.v1.RoutingCandidate.Source.
  */
 export const RoutingCandidate_SourceSchema: GenEnum<RoutingCandidate_Source> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 9, 0);
+  enumDesc(file_switchyard_v1_packet, 10, 0);
 
 /**
  * @generated from message switchyard.v1.SelectedTool
@@ -817,7 +864,7 @@ export type SelectedTool = Message<"switchyard.v1.SelectedTool"> & {
  * Use `create(SelectedToolSchema)` to create a new message.
  */
 export const SelectedToolSchema: GenMessage<SelectedTool> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 10);
+  messageDesc(file_switchyard_v1_packet, 11);
 
 /**
  * @generated from message switchyard.v1.Approval
@@ -855,7 +902,7 @@ export type Approval = Message<"switchyard.v1.Approval"> & {
  * Use `create(ApprovalSchema)` to create a new message.
  */
 export const ApprovalSchema: GenMessage<Approval> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 11);
+  messageDesc(file_switchyard_v1_packet, 12);
 
 /**
  * @generated from message switchyard.v1.ToolCall
@@ -896,7 +943,7 @@ export type ToolCall = Message<"switchyard.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 12);
+  messageDesc(file_switchyard_v1_packet, 13);
 
 /**
  * @generated from message switchyard.v1.ToolExecutionResult
@@ -928,7 +975,7 @@ export type ToolExecutionResult = Message<"switchyard.v1.ToolExecutionResult"> &
  * Use `create(ToolExecutionResultSchema)` to create a new message.
  */
 export const ToolExecutionResultSchema: GenMessage<ToolExecutionResult> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 13);
+  messageDesc(file_switchyard_v1_packet, 14);
 
 /**
  * @generated from message switchyard.v1.Reasoning
@@ -950,7 +997,7 @@ export type Reasoning = Message<"switchyard.v1.Reasoning"> & {
  * Use `create(ReasoningSchema)` to create a new message.
  */
 export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 14);
+  messageDesc(file_switchyard_v1_packet, 15);
 
 /**
  * @generated from message switchyard.v1.ReflectionLogEntry
@@ -989,7 +1036,7 @@ export type ReflectionLogEntry = Message<"switchyard.v1.ReflectionLogEntry"> & {
  * Use `create(ReflectionLogEntrySchema)` to create a new message.
  */
 export const ReflectionLogEntrySchema: GenMessage<ReflectionLogEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 15);
+  messageDesc(file_switchyard_v1_packet, 16);
 
 /**
  * @generated from message switchyard.v1.SketchpadEntry
@@ -1016,7 +1063,7 @@ export type SketchpadEntry = Message<"switchyard.v1.SketchpadEntry"> & {
  * Use `create(SketchpadEntrySchema)` to create a new message.
  */
 export const SketchpadEntrySchema: GenMessage<SketchpadEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 16);
+  messageDesc(file_switchyard_v1_packet, 17);
 
 /**
  * @generated from message switchyard.v1.Hop
@@ -1057,5 +1104,5 @@ export type Hop = Message<"switchyard.v1.Hop"> & {
  * Use `create(HopSchema)` to create a new message.
  */
 export const HopSchema: GenMessage<Hop> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 17);
+  messageDesc(file_switchyard_v1_packet, 18);
 
