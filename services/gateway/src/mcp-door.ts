@@ -58,6 +58,8 @@ export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions): FastifyPlug
       } catch {
         return reply.code(400).send(jsonRpcError(ErrorCode.ParseError, "the body is not JSON"));
       }
+      const invalid = invalidParams(message);
+      if (invalid) return reply.code(200).send(invalid);
       const server = serverFor(deps, request.tenant, options);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
@@ -77,8 +79,26 @@ export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions): FastifyPlug
   };
 }
 
-function jsonRpcError(code: number, message: string) {
-  return { jsonrpc: "2.0", id: null, error: { code, message } };
+function jsonRpcError(code: number, message: string, id: string | number | null = null) {
+  return { jsonrpc: "2.0", id, error: { code, message } };
+}
+
+/** The requests whose params this server checks before the SDK does (which answers a bad one as an internal error). */
+const PARAMS_SCHEMAS = new Map<string, typeof CallToolRequestSchema | typeof ListToolsRequestSchema>([
+  ["tools/call", CallToolRequestSchema],
+  ["tools/list", ListToolsRequestSchema],
+]);
+
+/** A JSON-RPC invalid-params error naming the field at fault, for a request of ours whose params are malformed. */
+function invalidParams(message: unknown): ReturnType<typeof jsonRpcError> | undefined {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined;
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  const schema = typeof method === "string" ? PARAMS_SCHEMAS.get(method) : undefined;
+  if (!schema || (typeof id !== "string" && typeof id !== "number")) return undefined;
+  const checked = schema.safeParse(message);
+  if (checked.success) return undefined;
+  const issue = checked.error.issues[0];
+  return jsonRpcError(ErrorCode.InvalidParams, `${issue?.path.join(".") || "params"}: ${issue?.message ?? "invalid"}`, id);
 }
 
 /** An MCP server over the tenant's catalog. */

@@ -105,6 +105,15 @@ describe("gateway mcp - a small catalog is listed whole", () => {
     assert.equal(bad.status, 400);
     assert.equal(((await bad.json()) as { error: { code: number } }).error.code, -32700);
 
+    const badParams = await fetch(s.url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: 7 } }),
+    });
+    const answer = (await badParams.json()) as { id: number; error: { code: number; message: string } };
+    assert.deepEqual([answer.id, answer.error.code], [9, -32602]);
+    assert.match(answer.error.message, /^params\.name: /);
+
     const get = await fetch(s.url, { headers: { authorization: `Bearer ${KEY}` } });
     assert.equal(get.status, 405);
   });
