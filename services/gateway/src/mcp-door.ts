@@ -58,6 +58,8 @@ export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions): FastifyPlug
       } catch {
         return reply.code(400).send(jsonRpcError(ErrorCode.ParseError, "the body is not JSON"));
       }
+      // JSON-RPC 2.0: an empty batch is an invalid request (the SDK would answer 202 with nothing).
+      if (Array.isArray(message) && message.length === 0) return reply.code(400).send(jsonRpcError(ErrorCode.InvalidRequest, "an empty batch"));
       const invalid = invalidParams(message);
       if (invalid) return reply.code(200).send(invalid);
       const server = serverFor(deps, request.tenant, options);

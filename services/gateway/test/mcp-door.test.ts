@@ -114,6 +114,14 @@ describe("gateway mcp - a small catalog is listed whole", () => {
     assert.deepEqual([answer.id, answer.error.code], [9, -32602]);
     assert.match(answer.error.message, /^params\.name: /);
 
+    const empty = await fetch(s.url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "[]",
+    });
+    assert.equal(empty.status, 400);
+    assert.equal(((await empty.json()) as { error: { code: number } }).error.code, -32600);
+
     const get = await fetch(s.url, { headers: { authorization: `Bearer ${KEY}` } });
     assert.equal(get.status, 405);
   });
