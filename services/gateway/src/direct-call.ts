@@ -28,7 +28,7 @@ export interface CallInput {
   /** The tool's catalog name ("filesystem.read_text_file"), or its bare name on its server when only one tool has it. */
   tool: string;
   arguments: JsonObject;
-  /** What the user asked, for the review's checks and the audit trail; absent: the call itself. */
+  /** What the user asked, for the review's checks, the audit trail and learning; absent: none (the packet's prompt stays empty). */
   message?: string;
   sessionId?: string;
   wait: boolean;
@@ -54,7 +54,9 @@ export function resolveTool(name: string, tools: Iterable<ToolDefinition>, tenan
 
 /** The packet of a caller's call: one step, the call selected, waiting for review. */
 export function callPacket(input: CallInput, tool: ToolDefinition, maxReinjections: number): Packet {
-  const message = input.message?.trim() || `call ${tool.name} ${JSON.stringify(input.arguments)}`;
+  // No words are made up for a call that came without the user's: the router learns a tool's
+  // examples from a packet's words, and "call filesystem.write_file {…}" is no request.
+  const message = input.message?.trim() ?? "";
   const packet = newPacket({ message, sessionId: input.sessionId, allowedTools: [tool.name], maxReinjections });
   const intent = intentOf(packet);
   intent.query = message;

@@ -104,6 +104,7 @@ describe("gateway grpc", () => {
     assert.equal(ran.finished, true);
     assert.equal(ran.packet?.toolRouting?.selectedTool?.toolName, "filesystem.read_file", "the bare server name resolved");
     assert.equal(ran.packet?.state, Packet_State.COMPLETED);
+    assert.equal(ran.packet?.content?.originalPrompt, "", "no words made up for a call without the user's");
     const waiting = await call("submitCall", { tool: "filesystem.write_file", arguments: { path: "a.md", content: "x" }, message: "save a.md" });
     assert.equal(waiting.packet?.state, Packet_State.AWAITING_APPROVAL);
     assert.equal(deps.calls.at(-1)?.message, "save a.md");
