@@ -88,6 +88,11 @@ export async function exposedTools(
   return [...shown.values()];
 }
 
+/** A session's tools after showing it `names`: shown again, a tool moves to the end; the latest `keep` stay. */
+export function withShown(before: readonly string[], names: readonly string[], keep: number): string[] {
+  return [...before.filter((name) => !names.includes(name)), ...names].slice(-keep);
+}
+
 /** Remembers tools a session found or used, so its next tools/list shows them. */
 export async function remember(deps: GatewayDeps, tenant: string, caller: Caller, names: readonly string[], keep: number): Promise<void> {
   if (caller.session && names.length > 0) await deps.exposeInSession(tenant, caller.session, names, keep);

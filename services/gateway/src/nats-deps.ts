@@ -32,6 +32,7 @@ import {
 } from "@switchyard/bus";
 import type { HopClock } from "@switchyard/bus";
 import { callPacket, resolveTool } from "./direct-call.js";
+import { withShown } from "./mcp-session.js";
 import {
   AddExamplesRequestSchema,
   AddExamplesResponseSchema,
@@ -177,6 +178,12 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     }
   }
 
+  /** A session's tools as stored, [] for a new one. */
+  async function storedSession(key: string): Promise<string[]> {
+    const entry = await options.mcpSessions.get(key);
+    return entry?.value.length ? fromBinary(McpSessionSchema, entry.value).tools : [];
+  }
+
   /** Stores a packet the gateway itself ended (denied, approval expired) and counts it with the others. */
   async function endAtGateway(packet: Packet): Promise<void> {
     await packets.put(packet.header!.packetId, encodePacket(packet));
@@ -284,17 +291,11 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       return fromBinary(RankToolsResponseSchema, reply).candidates;
     }),
 
-    sessionTools: (tenant, session) => whileNatsAvailable(availability, async () => {
-      const entry = await options.mcpSessions.get(sessionKey(tenant, session));
-      return entry?.value.length ? fromBinary(McpSessionSchema, entry.value).tools : [];
-    }),
+    sessionTools: (tenant, session) => whileNatsAvailable(availability, () => storedSession(sessionKey(tenant, session))),
 
     exposeInSession: (tenant, session, names, keep) => whileNatsAvailable(availability, async () => {
       const key = sessionKey(tenant, session);
-      const entry = await options.mcpSessions.get(key);
-      const before = entry?.value.length ? fromBinary(McpSessionSchema, entry.value).tools : [];
-      // Shown again, a tool moves to the end: the session keeps what it used last.
-      const after = [...before.filter((name) => !names.includes(name)), ...names].slice(-keep);
+      const after = withShown(await storedSession(key), names, keep);
       // Two replicas updating one session at once: the last write wins, both lists are close.
       await options.mcpSessions.put(key, toBinary(McpSessionSchema, create(McpSessionSchema, { tools: after })));
       return after;

@@ -20,6 +20,7 @@ import {
 import type { Packet, ToolDefinition } from "@switchyard/packet";
 import { approveCall, denyCall } from "../src/approvals.js";
 import { callPacket, resolveTool } from "../src/direct-call.js";
+import { withShown } from "../src/mcp-session.js";
 import type { CallInput } from "../src/direct-call.js";
 import { GatewayError, ownedBy } from "../src/deps.js";
 import type { FeedbackInput, GatewayDeps, RankToolsInput, RouteInput, RouteOutput, SubmitInput } from "../src/deps.js";
@@ -172,8 +173,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
   }
 
   async exposeInSession(tenant: string, session: string, names: readonly string[], keep: number) {
-    const before = await this.sessionTools(tenant, session);
-    const after = [...before.filter((name) => !names.includes(name)), ...names].slice(-keep);
+    const after = withShown(await this.sessionTools(tenant, session), names, keep);
     this.sessions.set(`${tenant}\n${session}`, after);
     return after;
   }

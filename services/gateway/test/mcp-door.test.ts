@@ -97,28 +97,17 @@ describe("gateway mcp - a small catalog is listed whole", () => {
     const anonymous = new Client({ name: "anonymous", version: "1.0.0" });
     await assert.rejects(anonymous.connect(new StreamableHTTPClientTransport(s.url)), /401|Unauthorized/i);
 
-    const bad = await fetch(s.url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: "{not json",
-    });
+    const rawPost = (body: string) => fetch(s.url, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
+    const bad = await rawPost("{not json");
     assert.equal(bad.status, 400);
     assert.equal(((await bad.json()) as { error: { code: number } }).error.code, -32700);
 
-    const badParams = await fetch(s.url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: 7 } }),
-    });
+    const badParams = await rawPost(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: 7 } }));
     const answer = (await badParams.json()) as { id: number; error: { code: number; message: string } };
     assert.deepEqual([answer.id, answer.error.code], [9, -32602]);
     assert.match(answer.error.message, /^params\.name: /);
 
-    const empty = await fetch(s.url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: "[]",
-    });
+    const empty = await rawPost("[]");
     assert.equal(empty.status, 400);
     assert.equal(((await empty.json()) as { error: { code: number } }).error.code, -32600);
 
