@@ -55,7 +55,9 @@ describe("pipeline", () => {
     const history = [{ role: "user", content: "What's the weather in Paris, France?" }];
     const outcome = await runPipeline({ query: "do it again", history }, deps);
     assert.equal(outcome.packet.content?.history.length, 1);
-    assert.match(outcome.packet.intent?.query ?? "", /weather in Paris/);
+    assert.equal(outcome.packet.intent?.query, "do it again");
+    assert.deepEqual(outcome.packet.intent?.queryContext, ["What's the weather in Paris, France?"]);
+    assert.equal(outcome.tool, "get_weather", "routed with the earlier turn's words");
   });
 
   it("pipeline - a case's candidates are its allow-list: no tool when none of them fits", async () => {

@@ -1,11 +1,10 @@
 /**
- * The text the router searches with. Usually the step itself; but "turn it
- * off" names no device, so a short step that points back at something gets
- * the latest earlier user turn(s) in front of it (seed 001, "Handling
- * Multi-turn Context"). The step is written twice and each earlier turn once,
- * so that the step weighs more in a lexical or dense embedding than the
- * context does. The intent stage builds the pipeline's query with it, the
- * router a route-only request's, so the same conversation searches the same.
+ * What the router searches with. Usually the step alone; but "turn it off"
+ * names no device, so a short step that points back at something comes with
+ * the latest earlier user turn(s) as its context (seed 001, "Handling
+ * Multi-turn Context"), which the index weighs less than the step
+ * (`SearchOptions.context`). The intent stage builds the pipeline's query with
+ * it, the router a route-only request's, so the same conversation searches the same.
  */
 import { Turn_Role } from "@switchyard/packet";
 import type { Turn } from "@switchyard/packet";
@@ -55,18 +54,24 @@ function shortStepMatching(step: string, pattern: RegExp): boolean {
   return pattern.test(masked);
 }
 
+/** The router's query: the step's own words, and the earlier turns it points back at. */
+export interface RouterQuery {
+  /** The step, trimmed. */
+  text: string;
+  /** Earlier user turns the step points back at, oldest first; empty when it stands alone. */
+  context: string[];
+}
+
 /**
  * The router's query for `step`. `history` holds the earlier turns, oldest
  * first; for a later step of a multi-step request the caller appends the
  * earlier steps as user turns, so "delete it" finds what step 1 read.
  */
-export function buildQuery(step: string, history: readonly Turn[], options: QueryOptions = {}): string {
+export function buildQuery(step: string, history: readonly Turn[], options: QueryOptions = {}): RouterQuery {
   const text = step.trim();
   const maxTurns = options.maxTurns ?? 2;
-  if (maxTurns < 2 || !isAnaphoric(text)) return text;
-  const context = earlierUserTurns(history, text, maxTurns - 1);
-  if (context.length === 0) return text;
-  return [...context, text, text].join("\n");
+  if (maxTurns < 2 || !isAnaphoric(text)) return { text, context: [] };
+  return { text, context: earlierUserTurns(history, text, maxTurns - 1) };
 }
 
 /** Up to `limit` latest user turns before `step`, oldest first, skipping small talk and repeats of the step. */

@@ -7,11 +7,13 @@ import type { Packet } from "@switchyard/packet";
 
 /**
  * The packet's request texts, most specific first: the current step, the intent's query, the
- * original prompt; trimmed, blank ones and repeats left out. The first is the request; the
- * others are where a missing argument may still be found.
+ * earlier turns it points back at (latest first), the original prompt; trimmed, blank ones and
+ * repeats left out. The first is the request; the others are where a missing argument may
+ * still be found.
  */
 export function requestTexts(packet: Packet): string[] {
   const intent = intentOf(packet);
-  const texts = [intent.steps[intent.stepIndex] ?? "", intent.query, contentOf(packet).originalPrompt].map((t) => t.trim());
+  const context = [...intent.queryContext].reverse();
+  const texts = [intent.steps[intent.stepIndex] ?? "", intent.query, ...context, contentOf(packet).originalPrompt].map((t) => t.trim());
   return [...new Set(texts.filter(Boolean))];
 }

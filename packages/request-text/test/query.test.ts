@@ -12,13 +12,13 @@ const assistant = (content: string): Turn => create(TurnSchema, { role: Turn_Rol
 describe("query", () => {
   it("query - a step that says what it means is the query as it stands", () => {
     const history = [user("turn on the kitchen light"), assistant("Done.")];
-    assert.equal(buildQuery("  read notes/todo.md  ", history), "read notes/todo.md");
-    assert.equal(buildQuery("what time is it?", history), "what time is it?");
+    assert.deepEqual(buildQuery("  read notes/todo.md  ", history), { text: "read notes/todo.md", context: [] });
+    assert.deepEqual(buildQuery("what time is it?", history), { text: "what time is it?", context: [] });
   });
 
-  it("query - 'turn it off' gets the latest earlier user turn once and itself twice (seed 001)", () => {
+  it("query - 'turn it off' gets the latest earlier user turn as its context, itself never repeated (seed 001)", () => {
     const history = [user("turn on the kitchen light"), assistant("The kitchen light is on.")];
-    assert.equal(buildQuery("turn it off", history), "turn on the kitchen light\nturn it off\nturn it off");
+    assert.deepEqual(buildQuery("turn it off", history), { text: "turn it off", context: ["turn on the kitchen light"] });
   });
 
   it("query - small talk and assistant turns in between are skipped", () => {
@@ -28,30 +28,30 @@ describe("query", () => {
       user("thanks!"),
       assistant("You're welcome."),
     ];
-    assert.equal(buildQuery("read that file again", history), "open notes/todo.md\nread that file again\nread that file again");
+    assert.deepEqual(buildQuery("read that file again", history), { text: "read that file again", context: ["open notes/todo.md"] });
   });
 
   it("query - maxTurns bounds the context: 3 spans two earlier user turns, oldest first; 1 none", () => {
     const history = [user("list the files in notes/"), user("open the second one"), assistant("ok")];
-    assert.equal(
-      buildQuery("do it again", history, { maxTurns: 3 }),
-      "list the files in notes/\nopen the second one\ndo it again\ndo it again",
-    );
-    assert.equal(buildQuery("do it again", history, { maxTurns: 1 }), "do it again");
+    assert.deepEqual(buildQuery("do it again", history, { maxTurns: 3 }), {
+      text: "do it again",
+      context: ["list the files in notes/", "open the second one"],
+    });
+    assert.deepEqual(buildQuery("do it again", history, { maxTurns: 1 }), { text: "do it again", context: [] });
   });
 
   it("query - no earlier user turn leaves the step alone", () => {
-    assert.equal(buildQuery("do it", []), "do it");
-    assert.equal(buildQuery("do it", [assistant("Shall I delete notes/old.md?")]), "do it");
+    assert.deepEqual(buildQuery("do it", []), { text: "do it", context: [] });
+    assert.deepEqual(buildQuery("do it", [assistant("Shall I delete notes/old.md?")]), { text: "do it", context: [] });
   });
 
   it("query - a history that repeats the current prompt does not count it as context", () => {
-    assert.equal(buildQuery("turn it off", [user("turn on the fan"), user("turn it off")]), "turn on the fan\nturn it off\nturn it off");
+    assert.deepEqual(buildQuery("turn it off", [user("turn on the fan"), user("turn it off")]), { text: "turn it off", context: ["turn on the fan"] });
   });
 
   it("query - a thank-you with words after it is still small talk, and is skipped", () => {
     const history = [user("turn on the fan"), assistant("Done."), user("thanks, that was quick!")];
-    assert.equal(buildQuery("turn it off", history), "turn on the fan\nturn it off\nturn it off");
+    assert.deepEqual(buildQuery("turn it off", history), { text: "turn it off", context: ["turn on the fan"] });
   });
 
   const SMALLTALK: [string, boolean][] = [

@@ -10,7 +10,7 @@ import { relatedStems } from "./concepts.js";
 import { hash32 } from "./embedder.js";
 import type { Embedder } from "./embedder.js";
 import { tokenize, toolFields } from "./text.js";
-import { DEFAULT_NAME_WEIGHT, DEFAULT_RELATED_WEIGHT, toolContentHash } from "./tool-index.js";
+import { DEFAULT_NAME_WEIGHT, DEFAULT_RELATED_WEIGHT, toolContentHash, weightedStems, weightedVector } from "./tool-index.js";
 import type { ScoredTool, SearchOptions, ToolFilter, ToolIndex } from "./tool-index.js";
 
 // Request bodies are built by the pure functions below, each typed with the
@@ -62,7 +62,7 @@ export interface ToolPayload {
   domains: string[];
   /** The tenants that may find the tool (its `tenants`), or `[SHARED_TENANT]` for a tool shared with all. */
   tenant: string[];
-  /** `toolContentHash`: what decides whether a tool must be re-embedded. */
+  /** `storedHash`: what decides whether a tool's points must be written again. */
   hash: string;
   /** The embedder the vectors came from; another one means re-embedding. */
   embedder: string;
@@ -119,8 +119,9 @@ export interface SparseOptions {
 
 /**
  * A tool's sparse vector: the stems of its name (counted `nameWeight` times),
- * description, parameters and examples, as in the embedded index, each
- * weighted by BM25's term-frequency part; Qdrant multiplies in the IDF.
+ * description and parameters, as in the embedded index, each weighted by
+ * BM25's term-frequency part; Qdrant multiplies in the IDF. Its examples
+ * have vectors of their own (`exampleSparseVector`).
  */
 export function toolSparseVector(tool: ToolDefinition, options: SparseOptions = {}): Schemas["SparseVector"] {
   const { k1, b } = options.bm25 ?? DEFAULT_BM25;
@@ -128,7 +129,7 @@ export function toolSparseVector(tool: ToolDefinition, options: SparseOptions = 
   const f = toolFields(tool);
   const tf = new Map<string, number>();
   let length = 0;
-  const fields: [string, number][] = [[f.name, nameWeight], [f.description, 1], [f.parameters, 1], ...f.examples.map((e): [string, number] => [e, 1])];
+  const fields: [string, number][] = [[f.name, nameWeight], [f.description, 1], [f.parameters, 1]];
   for (const [text, weight] of fields) {
     for (const stem of tokenize(text)) {
       tf.set(stem, (tf.get(stem) ?? 0) + weight);
@@ -139,13 +140,33 @@ export function toolSparseVector(tool: ToolDefinition, options: SparseOptions = 
   return sparseVector(new Map([...tf].map(([stem, n]) => [stem, (n * (k1 + 1)) / (n + norm)])));
 }
 
+/**
+ * An example request's sparse vector: each stem at 1, what one occurrence in a
+ * document of average length weighs, so that a short example does not
+ * outscore tools' own texts for a word or two it shares with a request (the
+ * embedded index's resemblance, tool-index.ts).
+ */
+export function exampleSparseVector(example: string): Schemas["SparseVector"] {
+  return sparseVector(new Map(tokenize(example).map((stem) => [stem, 1])));
+}
+
+/**
+ * What a tool's points are written from: its content (`toolContentHash`) and
+ * the points' layout, so that points of an older layout (examples inside the
+ * tool's sparse vector, before version 2) are written again.
+ */
+export function storedHash(tool: ToolDefinition): string {
+  return `${toolContentHash(tool)}.${POINT_LAYOUT}`;
+}
+const POINT_LAYOUT = 2;
+
 /** A query's sparse vector: each stem once per occurrence, its related words (concepts.ts) at `relatedWeight`. */
-export function querySparseVector(query: string, relatedWeight = DEFAULT_RELATED_WEIGHT): Schemas["SparseVector"] {
-  const weights = new Map<string, number>();
-  for (const stem of tokenize(query)) {
-    weights.set(stem, (weights.get(stem) ?? 0) + 1);
-    if (relatedWeight > 0) {
-      for (const related of relatedStems(stem)) weights.set(related, Math.max(weights.get(related) ?? 0, relatedWeight));
+export function querySparseVector(query: string, relatedWeight = DEFAULT_RELATED_WEIGHT, context: readonly string[] = []): Schemas["SparseVector"] {
+  const stems = weightedStems(query, context);
+  const weights = new Map(stems);
+  if (relatedWeight > 0) {
+    for (const [stem, weight] of stems) {
+      for (const related of relatedStems(stem)) if (!stems.has(related)) weights.set(related, Math.max(weights.get(related) ?? 0, Math.min(1, weight) * relatedWeight));
     }
   }
   return sparseVector(weights);
@@ -173,8 +194,8 @@ export function definitionOf(payload: Schemas["Payload"] | null | undefined): To
 
 /**
  * A tool's points: `vectors[0]` is its whole text and goes on the `tool`
- * point with the sparse vector; `vectors[1..]` are its examples, one
- * `example` point each, dense only.
+ * point with `sparse`; `vectors[1..]` are its examples, one `example` point
+ * each with the example's own sparse vector.
  */
 export function toolPoints(
   tool: ToolDefinition,
@@ -183,10 +204,13 @@ export function toolPoints(
   vectors: readonly Float32Array[],
   sparse: Schemas["SparseVector"],
 ): Schemas["PointStruct"][] {
+  const examples = toolFields(tool).examples;
   return vectors.map((vector, i) => {
     const role: PointRole = i === 0 ? "tool" : "example";
-    const named: Record<string, Schemas["Vector"]> = { [DENSE_VECTOR]: Array.from(vector) };
-    if (role === "tool") named[SPARSE_VECTOR] = sparse;
+    const named: Record<string, Schemas["Vector"]> = {
+      [DENSE_VECTOR]: Array.from(vector),
+      [SPARSE_VECTOR]: i === 0 ? sparse : exampleSparseVector(examples[i - 1] ?? ""),
+    };
     return { id: pointId(tool.name, role, i === 0 ? 0 : i - 1), vector: named, payload: toolPayload(tool, hash, embedder, role) };
   });
 }
@@ -319,9 +343,11 @@ const UPSERT_BATCH = 128;
 /**
  * The tool index in Qdrant: one collection per generation behind an alias, so
  * that a re-index builds a new collection and switches the alias atomically
- * while searches go on. A tool is a `tool` point (its whole text: dense and
- * sparse vectors) plus one dense `example` point per example request; a
- * search fuses a dense and a sparse prefetch by RRF, one result per tool.
+ * while searches go on. A tool is a `tool` point (its own text: dense and
+ * sparse vectors) plus one `example` point per example request (the same two
+ * of the example alone, so that it lifts its tool only for requests that
+ * resemble it); a search fuses a dense and a sparse prefetch by RRF, one
+ * result per tool.
  *
  * Scores are Qdrant's RRF scores (rank-based: a tool first in both lists
  * scores highest), clamped to [0, 1]. They order results well but, unlike the
@@ -388,7 +414,7 @@ export class QdrantIndex implements ToolIndex {
       const changed: { tool: ToolDefinition; hash: string }[] = [];
       const payloadOnly: Schemas["UpdateOperation"][] = [];
       for (const tool of latest) {
-        const hash = toolContentHash(tool);
+        const hash = storedHash(tool);
         const before = stored.get(tool.name);
         if (before?.hash === hash && before.embedder === this.embedder.id) {
           // same content, but pool, domains, core flag or side effect may have changed: new payload, same vectors
@@ -426,10 +452,13 @@ export class QdrantIndex implements ToolIndex {
   }
 
   async search(query: string, opts: SearchOptions): Promise<ScoredTool[]> {
-    if (tokenize(query).length === 0 || opts.limit <= 0) return [];
-    const [dense] = opts.sparseOnly ? [] : await this.embedder.embed([query]);
-    if (!dense && !opts.sparseOnly) throw new Error(`embedder ${this.embedder.id} returned no vector for the query`);
-    const sparse = querySparseVector(query, this.options.relatedWeight);
+    const context = opts.context ?? [];
+    if (weightedStems(query, context).size === 0 || opts.limit <= 0) return [];
+    const texts = [query, ...context];
+    const vectors = opts.sparseOnly ? [] : await this.embedder.embed(texts);
+    if (!opts.sparseOnly && vectors.length !== texts.length) throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${texts.length} query texts`);
+    const dense = opts.sparseOnly ? undefined : weightedVector(vectors[0]!, vectors.slice(1));
+    const sparse = querySparseVector(query, this.options.relatedWeight, context);
     const body = hybridQueryBody(dense && Array.from(dense), sparse, opts);
     const { groups } = await this.client.queryGroups(this.alias, { ...body, timeout: this.serverTimeout });
     const results: ScoredTool[] = [];
@@ -472,7 +501,7 @@ export class QdrantIndex implements ToolIndex {
       const fresh = await this.createGeneration();
       await this.write(
         fresh,
-        latest.map((tool) => ({ tool, hash: toolContentHash(tool) })),
+        latest.map((tool) => ({ tool, hash: storedHash(tool) })),
       );
       await this.switchAlias(fresh, old);
       this.count = latest.length;

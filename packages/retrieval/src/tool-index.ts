@@ -48,6 +48,39 @@ export interface SearchOptions {
    * router's fallback when the embedder fails. Scores are then the sparse score.
    */
   sparseOnly?: boolean;
+  /**
+   * Earlier turns the query points back at ("turn it off" after "turn on the
+   * kitchen light"), oldest first: their words count CONTEXT_WEIGHT as much as
+   * the query's own, so the query decides and the context only fills in.
+   */
+  context?: readonly string[];
+}
+
+/**
+ * How much a word of the context counts beside one of the query. One half is
+ * what the query written twice beside its context once gave, which the
+ * follow-up tests were written against.
+ */
+export const CONTEXT_WEIGHT = 0.5;
+
+/** The query's stems at weight 1 and its context's at CONTEXT_WEIGHT; a stem in both keeps the larger. */
+export function weightedStems(query: string, context: readonly string[] = []): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const text of context) for (const stem of tokenize(text)) weights.set(stem, (weights.get(stem) ?? 0) + CONTEXT_WEIGHT);
+  for (const stem of tokenize(query)) weights.set(stem, (weights.get(stem) ?? 0) + 1);
+  return weights;
+}
+
+/** The dense query vector: the query's, plus CONTEXT_WEIGHT times each context text's, normalised. */
+export function weightedVector(query: Float32Array, context: readonly Float32Array[]): Float32Array {
+  if (context.length === 0) return query;
+  const sum = Float32Array.from(query);
+  for (const v of context) for (let i = 0; i < sum.length; i++) sum[i]! += CONTEXT_WEIGHT * v[i]!;
+  let norm = 0;
+  for (const x of sum) norm += x * x;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < sum.length; i++) sum[i]! /= norm;
+  return sum;
 }
 
 /** Whether a tool passes the filter. */
@@ -121,8 +154,10 @@ export interface EmbeddedIndexOptions {
 interface Entry {
   tool: ToolDefinition;
   hash: string;
-  /** One vector for the tool's whole text, one per example request; the best match counts. */
+  /** One vector for the tool's whole text, then one per example request (`tool.examples`, in order). */
   vectors: StoredVector[];
+  /** Each example request's stems, in the same order. */
+  examples: ReadonlySet<string>[];
 }
 
 /** A content hash over what is indexed (name, description, input schema, examples); key order does not matter. */
@@ -132,25 +167,35 @@ export function toolContentHash(tool: ToolDefinition): string {
 }
 
 /**
- * The in-process tool index. A tool's score for a query is
+ * The in-process tool index. A tool's score for a query is the best of its
+ * documents' scores: its own text's and each example request's (learned from
+ * use), each
  *
  *     denseWeight * cosine + (1 - denseWeight) * sparse
  *     sparse = (1 - nameMatchWeight) * bm25 / scale + nameMatchWeight * nameCoverage
  *
- * - cosine: the best of the tool's vectors (its whole text, each example)
- *   against the query's, clamped at 0.
- * - bm25: over the stems of name (counted `nameWeight` times), description,
- *   parameters and examples; each query word may also match its related
- *   words (concepts.ts) at `relatedWeight`.
+ * An example is a document of its own, so it lifts its tool only for requests
+ * that resemble it: one learned example cannot outvote the tool's description,
+ * or another tool's, for a request it shares a word or two with.
+ *
+ * - cosine: the document's vector against the query's, clamped at 0.
+ * - bm25: over the stems of name (counted `nameWeight` times), description
+ *   and parameters, or of the example; each query word may also match its
+ *   related words (concepts.ts) at `relatedWeight`. Tools and examples are
+ *   documents of one BM25 index.
  * - scale: the larger of the best BM25 score and the query's reference (what
- *   a tool of average length containing each query word once would score).
+ *   a document of average length containing each query word once would
+ *   score).
  *   The best tool gets 1 only when it covers the query that well, so a query
  *   that matches one incidental word scores low everywhere: scores stay
  *   comparable across queries, which threshold mode needs.
- * - nameCoverage: how much of the tool's own name the query matches.
+ * - nameCoverage: how much of the tool's own name the query matches (for its
+ *   examples too).
  *
- * A query of several lines (the turns of a conversation, a list of
- * requests) is also ranked line by line: each line's best LINE_CANDIDATES
+ * A query's context (`SearchOptions.context`) adds its words at
+ * CONTEXT_WEIGHT and its vector at the same share. A query of several lines
+ * (the turns of a conversation, a list of requests), or one with a context,
+ * is also ranked line by line: each line's best LINE_CANDIDATES
  * tools keep the better of their two scores, so a tool that one line asks
  * for is not crowded out by the words of the others.
  *
@@ -160,7 +205,7 @@ export function toolContentHash(tool: ToolDefinition): string {
 export class EmbeddedIndex implements ToolIndex {
   private readonly entries = new Map<string, Entry>();
   /** The entries in scan order with their vectors packed, made again after the entries change. */
-  private packed: { entries: Entry[]; positionOfSlot: Int32Array; vectors: VectorBlock } | undefined;
+  private packed: { entries: Entry[]; positionOfSlot: Int32Array; vectors: VectorBlock; examples: PackedExample[] } | undefined;
   private readonly sparse: Bm25Index;
   private readonly names = new NameIndex();
   private readonly denseWeight: number;
@@ -220,7 +265,8 @@ export class EmbeddedIndex implements ToolIndex {
       for (const c of changed) {
         const own = vectors.slice(at, at + c.texts.length).map(storeVector);
         at += c.texts.length;
-        this.entries.set(c.tool.name, { tool: c.tool, hash: c.hash, vectors: own });
+        const examples = toolFields(c.tool).examples.map((e) => new Set(tokenize(e)));
+        this.entries.set(c.tool.name, { tool: c.tool, hash: c.hash, vectors: own, examples });
         this.packed = undefined;
         this.sparse.set(c.tool.name, this.termsOf(c.tool));
         this.names.set(c.tool.name, tokenize(ownName(c.tool)));
@@ -244,47 +290,61 @@ export class EmbeddedIndex implements ToolIndex {
   }
 
   async search(query: string, opts: SearchOptions): Promise<ScoredTool[]> {
-    if (opts.limit <= 0 || this.entries.size === 0 || tokenize(query).length === 0) return [];
-    const lines = requestLines(query);
-    const texts = [query, ...lines];
-    // one embedder call for the query and its lines: a remote embedder answers a batch as fast as one text
+    const context = opts.context ?? [];
+    const stems = weightedStems(query, context);
+    if (opts.limit <= 0 || this.entries.size === 0 || stems.size === 0) return [];
+    const lines = requestLines([...context, query].join("\n"));
+    // one embedder call for the query, its context and its lines: a remote embedder answers a batch as fast as one text
+    const texts = [...new Set([query, ...context, ...lines])];
     const vectors = opts.sparseOnly ? [] : await this.embedder.embed(texts);
     if (!opts.sparseOnly && vectors.length !== texts.length) {
       throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${texts.length} query texts`);
     }
-    const whole = this.rank(query, vectors[0], opts);
-    if (texts.length === 1) return whole;
+    const vectorOf = (text: string) => vectors[texts.indexOf(text)];
+    const queryVector = opts.sparseOnly ? undefined : weightedVector(vectorOf(query)!, context.map((t) => vectorOf(t)!));
+    const whole = this.rank(stems, queryVector, opts);
+    if (lines.length === 0) return whole;
     // a tool's score is the better of the whole query's and its line's: what the line asks for stays in the list
     const best = new Map(whole.map((r) => [r.tool.name, r]));
-    lines.forEach((line, i) => {
-      for (const r of this.rank(line, vectors[i + 1], { ...opts, limit: LINE_CANDIDATES })) {
+    for (const line of lines) {
+      for (const r of this.rank(weightedStems(line), vectorOf(line), { ...opts, limit: LINE_CANDIDATES })) {
         if (r.score > (best.get(r.tool.name)?.score ?? 0)) best.set(r.tool.name, r);
       }
-    });
+    }
     return topK([...best.values()], opts.limit, (r) => r.score, (r) => r.tool.name);
   }
 
-  /** The best `opts.limit` tools for one text, scored as the class comment says; without a vector, by the sparse part alone. */
-  private rank(query: string, queryVector: Float32Array | undefined, opts: SearchOptions): ScoredTool[] {
-    const terms = tokenize(query);
-    if (terms.length === 0) return [];
-    const expanded = terms.map((term) => this.expand(term));
+  /** The best `opts.limit` tools for weighted stems (`weightedStems`), scored as the class comment says; without a vector, by the sparse part alone. */
+  private rank(stems: ReadonlyMap<string, number>, queryVector: Float32Array | undefined, opts: SearchOptions): ScoredTool[] {
+    if (stems.size === 0) return [];
+    const expanded = [...stems].map(([term, weight]) => this.expand(term, weight));
     const bm25 = this.sparse.scoreSlots(expanded);
     // the best tool scores 1 when it covers the query at least as well as the reference; others in proportion
     let scale = bm25.reference;
     for (const slot of bm25.matched) scale = Math.max(scale, bm25.total[slot]!);
+    // a name word the query says counts fully however often it is said; one only its context says, less
     const matches = new Map<string, number>();
-    for (const { term, weight } of expanded.flat()) matches.set(term, Math.max(matches.get(term) ?? 0, weight));
+    for (const { term, weight } of expanded.flat()) matches.set(term, Math.max(matches.get(term) ?? 0, Math.min(1, weight)));
 
     // Every tool's score by scan position, in typed arrays: the sparse part only
     // for the tools the query matches (BM25's postings, the names it covers).
-    const { entries, positionOfSlot, vectors } = this.pack();
+    const { entries, positionOfSlot, vectors, examples } = this.pack();
     const scores = new Float64Array(entries.length);
+    const nameCoverage = new Float64Array(entries.length);
+    for (const [name, c] of this.names.coverages(matches)) nameCoverage[positionOfSlot[this.sparse.slot(name)!]!] = this.nameMatchWeight * c;
     if (scale > 0) for (const slot of bm25.matched) scores[positionOfSlot[slot]!] = ((1 - this.nameMatchWeight) * bm25.total[slot]!) / scale;
-    for (const [name, c] of this.names.coverages(matches)) scores[positionOfSlot[this.sparse.slot(name)!]!]! += this.nameMatchWeight * c;
-    if (queryVector && entries.length > 0) {
-      const dots = vectors.dots(queryVector);
-      for (let t = 0; t < entries.length; t++) scores[t] = this.denseWeight * vectors.best(t, dots) + (1 - this.denseWeight) * scores[t]!;
+    for (let t = 0; t < entries.length; t++) scores[t]! += nameCoverage[t]!;
+    const dots = queryVector && entries.length > 0 ? vectors.dots(queryVector) : undefined;
+    const fuse = (cosine: number, sparse: number) => this.denseWeight * cosine + (1 - this.denseWeight) * sparse;
+    if (dots) for (let t = 0; t < entries.length; t++) scores[t] = fuse(vectors.at(t, 0, dots), scores[t]!);
+    // each example as a document of its own: its tool keeps the better score
+    if (examples.length > 0) {
+      const resemblance = this.resemblance(expanded);
+      for (const { tool: t, vector, stems } of examples) {
+        const sparse = (1 - this.nameMatchWeight) * resemblance(stems) + nameCoverage[t]!;
+        const score = dots ? fuse(vectors.at(t, vector, dots), sparse) : sparse;
+        if (score > scores[t]!) scores[t] = score;
+      }
     }
 
     // Only a tool that would enter the top becomes a result; below the top's last score none can.
@@ -308,10 +368,12 @@ export class EmbeddedIndex implements ToolIndex {
       const slots = entries.map((entry) => this.sparse.slot(entry.tool.name)!);
       const positionOfSlot = new Int32Array(slots.reduce((most, slot) => Math.max(most, slot + 1), 0));
       slots.forEach((slot, t) => (positionOfSlot[slot] = t));
+      const examples = entries.flatMap((entry, t) => entry.examples.map((stems, i) => ({ tool: t, vector: i + 1, stems })));
       this.packed = {
         entries,
         positionOfSlot,
         vectors: new VectorBlock(entries.map((entry) => entry.vectors)),
+        examples,
       };
     }
     return this.packed;
@@ -330,6 +392,7 @@ export class EmbeddedIndex implements ToolIndex {
     return [whole, ...f.examples];
   }
 
+  /** The stems of a tool's own text (its examples are scored on their own). */
   private termsOf(tool: ToolDefinition): Map<string, number> {
     const f = toolFields(tool);
     const terms = new Map<string, number>();
@@ -339,14 +402,36 @@ export class EmbeddedIndex implements ToolIndex {
     add(f.name, this.nameWeight);
     add(f.description, 1);
     add(f.parameters, 1);
-    for (const e of f.examples) add(e, 1);
     return terms;
   }
 
-  /** A query word and the words related to it, the latter at `relatedWeight`. */
-  private expand(term: string): QueryTerm {
+  /**
+   * How much of the query an example says: the share of the query words' idf
+   * (the tools' BM25 statistics) that the example contains, a related word at
+   * its weight. Not BM25: a short example would score above the tools' own
+   * texts for a single shared word.
+   */
+  private resemblance(query: readonly QueryTerm[]): (stems: ReadonlySet<string>) => number {
+    const idf = query.map((alternatives) => alternatives.map(({ term, weight }) => weight * this.sparse.idf(term)));
+    const whole = idf.reduce((sum, alternatives) => sum + alternatives[0]!, 0);
+    return (stems) => {
+      if (whole <= 0) return 0;
+      let said = 0;
+      query.forEach((alternatives, q) => {
+        let best = 0;
+        alternatives.forEach(({ term }, a) => {
+          if (stems.has(term)) best = Math.max(best, idf[q]![a]!);
+        });
+        said += best;
+      });
+      return said / whole;
+    };
+  }
+
+  /** A query word at its weight and the words related to it, the latter at `relatedWeight` of it. */
+  private expand(term: string, weight: number): QueryTerm {
     const related = this.relatedWeight > 0 ? relatedStems(term) : [];
-    return [{ term, weight: 1 }, ...related.map((r) => ({ term: r, weight: this.relatedWeight }))];
+    return [{ term, weight }, ...related.map((r) => ({ term: r, weight: weight * this.relatedWeight }))];
   }
 
   private serialize<T>(op: () => Promise<T>): Promise<T> {
@@ -354,6 +439,13 @@ export class EmbeddedIndex implements ToolIndex {
     this.writes = run.catch(() => undefined);
     return run;
   }
+}
+
+/** One example request as the scan sees it: its tool's scan position, its vector's place among the tool's, its stems. */
+interface PackedExample {
+  tool: number;
+  vector: number;
+  stems: ReadonlySet<string>;
 }
 
 /**

@@ -84,10 +84,9 @@ export class VectorBlock {
     return out;
   }
 
-  /** The best of tool `tool`'s entries in `dots` (from `dots()`), 0 when it has none or all are negative. */
-  best(tool: number, dots: Float64Array): number {
-    let best = 0;
-    for (let v = this.firstVector[tool]!; v < this.firstVector[tool + 1]!; v++) if (dots[v]! > best) best = dots[v]!;
-    return best;
+  /** Tool `tool`'s `k`-th vector's entry in `dots` (from `dots()`), clamped at 0; 0 when it has no such vector. */
+  at(tool: number, k: number, dots: Float64Array): number {
+    const v = this.firstVector[tool]! + k;
+    return v < this.firstVector[tool + 1]! ? Math.max(0, dots[v]!) : 0;
   }
 }

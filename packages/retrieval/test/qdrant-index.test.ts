@@ -30,6 +30,7 @@ import {
   toolPoints,
   toolPointsFilter,
   toolSparseVector,
+  exampleSparseVector,
 } from "../src/qdrant-index.js";
 import { stem } from "../src/text.js";
 import { matchesFilter, toolContentHash } from "../src/tool-index.js";
@@ -76,7 +77,7 @@ describe("qdrant request bodies (no server)", () => {
     assert.equal(pointId("filesystem.read_text_file", "tool", 0), "ec2779c8-217a-5500-b5f6-b0831841a0e1");
   });
 
-  it("qdrant - a tool is one point per text: its own text with the sparse vector, then each example dense only", () => {
+  it("qdrant - a tool is one point per text: its own text, then each example, each with its own sparse vector", () => {
     const hash = toolContentHash(lights);
     const vectors = [0, 1, 2].map((i) => new Float32Array([i, 1, 0]));
     const sparse = toolSparseVector(lights);
@@ -86,7 +87,10 @@ describe("qdrant request bodies (no server)", () => {
       [pointId(lights.name, "tool", 0), pointId(lights.name, "example", 0), pointId(lights.name, "example", 1)],
     );
     assert.deepEqual(points[0]!.vector, { [DENSE_VECTOR]: [0, 1, 0], [SPARSE_VECTOR]: sparse });
-    assert.deepEqual(points[2]!.vector, { [DENSE_VECTOR]: [2, 1, 0] });
+    assert.deepEqual(points[2]!.vector, { [DENSE_VECTOR]: [2, 1, 0], [SPARSE_VECTOR]: exampleSparseVector(lights.examples[1]!) });
+    assert.deepEqual(sparse, toolSparseVector({ ...lights, examples: [] }), "the tool's own sparse vector leaves its examples out");
+    const example = exampleSparseVector("make the kitchen dark");
+    assert.ok(example.indices.includes(hash32(stem("kitchen"))) && example.values.every((v) => v === 1), "each stem of an example at 1");
     for (const [i, p] of points.entries()) {
       const { definition, ...rest } = p.payload!;
       assert.deepEqual(rest, {
@@ -115,9 +119,10 @@ describe("qdrant request bodies (no server)", () => {
     assert.deepEqual([...sparse.indices].sort((a, b) => a - b), sparse.indices);
     assert.equal(new Set(sparse.indices).size, sparse.indices.length);
     assert.ok(sparse.values.every((v) => v > 0));
-    for (const word of ["lights", "switch", "room", "kitchen", "dark"]) {
+    for (const word of ["lights", "switch", "room"]) {
       assert.ok(sparse.indices.includes(hash32(stem(word))), `${word} is in the sparse vector`);
     }
+    assert.ok(!sparse.indices.includes(hash32(stem("kitchen"))), "an example's words are in the example's point, not the tool's");
     assert.ok(sparse.indices.every((i) => Number.isInteger(i) && i >= 0 && i < 2 ** 32), "indices are u32");
   });
 
@@ -142,6 +147,14 @@ describe("qdrant request bodies (no server)", () => {
     assert.equal(weight("directory"), 0.5, "directory is related to folder (concepts.ts)");
     assert.equal(querySparseVector("show the folder", 0).indices.length, 2);
     assert.deepEqual(querySparseVector("the of and"), { indices: [], values: [] });
+  });
+
+  it("qdrant - a context's stems count half, a stem in both counts for both", () => {
+    const query = querySparseVector("delete it", 0, ["read the folder notes"]);
+    const weight = (word: string) => query.values[query.indices.indexOf(hash32(stem(word)))];
+    assert.equal(weight("delete"), 1);
+    assert.equal(weight("folder"), 0.5);
+    assert.equal(querySparseVector("read it again", 0, ["read notes"]).values.reduce((a, b) => Math.max(a, b)), 1.5);
   });
 
   const filters: [string, Parameters<typeof filterBody>[0], ReturnType<typeof filterBody>][] = [

@@ -100,15 +100,17 @@ describe("scoring", () => {
     assert.ok(!(stored instanceof Float32Array), "the local embedder's vector is kept sparse");
     const block = new VectorBlock([[], [stored, storeVector(example)]]);
     const dots = block.dots(query);
-    assert.equal(block.best(0, dots), 0, "a tool without vectors");
-    assert.ok(Math.abs(block.best(1, dots) - Math.max(dot(query, tool), dot(query, example))) < 1e-6);
+    assert.equal(block.at(0, 0, dots), 0, "a tool without vectors");
+    assert.ok(Math.abs(block.at(1, 0, dots) - dot(query, tool)) < 1e-6);
+    assert.ok(Math.abs(block.at(1, 1, dots) - dot(query, example)) < 1e-6);
+    assert.equal(block.at(1, 2, dots), 0, "past the tool's vectors");
 
     const random = prng(5);
     const dense = normalize(Float32Array.from({ length: 64 }, () => random() - 0.5));
     const other = normalize(Float32Array.from({ length: 64 }, () => random() - 0.5));
     assert.ok(storeVector(other) instanceof Float32Array, "a model's dense vector is kept whole");
     const mixed = new VectorBlock([[storeVector(other)]]);
-    assert.ok(Math.abs(mixed.best(0, mixed.dots(dense)) - Math.max(0, dot(dense, other))) < 1e-6);
+    assert.ok(Math.abs(mixed.at(0, 0, mixed.dots(dense)) - Math.max(0, dot(dense, other))) < 1e-6);
     assert.throws(() => new VectorBlock([[stored], [storeVector(other)]]), /lengths differ/);
     assert.throws(() => block.dots(dense), /lengths differ/);
   });

@@ -141,6 +141,37 @@ describe("tool-index", () => {
     assert.ok((best?.score ?? 0) < 0.1, `best ${best?.tool.name} ${best?.score}`);
   });
 
+  it("tool-index - a context fills in what the query points back at, and the query's own words decide", async () => {
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    const lightOn = tool({ name: "home.light_on", description: "Turn a light on in a room." });
+    const lightOff = tool({ name: "home.light_off", description: "Turn a light off in a room." });
+    const fanOff = tool({ name: "home.fan_off", description: "Turn the ceiling fan off." });
+    await index.upsert([lightOn, lightOff, fanOff, weather]);
+    const alone = (await index.search("turn it off", { limit: 3 })).map((r) => r.tool.name);
+    assert.ok(alone.includes("home.fan_off") && alone.includes("home.light_off"), `without context: ${alone.join(", ")}`);
+    const found = await index.search("turn it off", { limit: 3, context: ["turn on the kitchen light"] });
+    assert.deepEqual(found.slice(0, 2).map((r) => r.tool.name), ["home.light_off", "home.light_on"], "the light, and off before on");
+    const [fromContextAlone] = await index.search("what's the weather like?", { limit: 1, context: ["turn on the kitchen light"] });
+    assert.equal(fromContextAlone?.tool.name, "weather.forecast", "a query that names its own object is not pulled back to the context's");
+  });
+
+  it("tool-index - one learned example lifts its tool for requests like it, and outvotes no description for others", async () => {
+    const taught = filesystemTools().map((t) => (t.name === "filesystem.read_text_file" ? tool({ ...t, examples: ["please read the file notes/todo.md"] }) : t));
+    const before = new EmbeddedIndex(new LocalEmbedder());
+    await before.upsert(filesystemTools());
+    const after = new EmbeddedIndex(new LocalEmbedder());
+    await after.upsert(taught);
+    const first = async (index: EmbeddedIndex, query: string) => (await index.search(query, { limit: 1 }))[0]?.tool.name;
+    // the request from issue 16: it shares "files" and "notes" with the example and nothing else
+    assert.equal(await first(after, "show me the files in the notes folder"), "filesystem.list_directory");
+    const scoresOf = async (index: EmbeddedIndex, query: string) => new Map((await index.search(query, { limit: 20 })).map((r) => [r.tool.name, r.score]));
+    const untaught = await scoresOf(before, "show me the files in the notes folder");
+    const taughtScores = await scoresOf(after, "show me the files in the notes folder");
+    assert.equal(taughtScores.get("filesystem.list_directory"), untaught.get("filesystem.list_directory"), "other tools' scores do not move");
+    assert.equal(await first(after, "open the todo note"), "filesystem.read_text_file", "a request like the example finds its tool");
+    assert.notEqual(await first(before, "open the todo note"), "filesystem.read_text_file", "which it did not before");
+  });
+
   it("tool-index - scores do not depend on the filter or the limit", async () => {
     const index = new EmbeddedIndex(new LocalEmbedder());
     await index.upsert(filesystemTools());

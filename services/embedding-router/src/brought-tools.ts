@@ -9,6 +9,7 @@ import { RoutingCandidate_Source } from "@switchyard/packet";
 import type { RoutingCandidate, ToolDefinition } from "@switchyard/packet";
 import { EmbeddedIndex, toolContentHash } from "@switchyard/retrieval";
 import type { Embedder } from "@switchyard/retrieval";
+import type { RouterQuery } from "@switchyard/request-text";
 import { candidate } from "./route.js";
 
 /** Tool sets kept indexed; the one used longest ago goes first. */
@@ -26,9 +27,9 @@ export class BroughtTools {
    * The `topK` of `tools` that best fit `query`, best first. No floor: the caller's model
    * decides among them, and a set with nothing relevant still sends its best.
    */
-  async rank(query: string, tools: readonly ToolDefinition[], topK: number): Promise<RoutingCandidate[]> {
+  async rank(query: RouterQuery, tools: readonly ToolDefinition[], topK: number): Promise<RoutingCandidate[]> {
     const index = await this.indexOf(tools);
-    const found = await index.search(query, { limit: topK });
+    const found = await index.search(query.text, { limit: topK, context: query.context });
     const ranked = found.map((r) => candidate(r.tool, r.score, RoutingCandidate_Source.SEMANTIC));
     if (ranked.length >= topK) return ranked;
     // Tools the search did not reach (no word in common) follow in the caller's order, scored 0.

@@ -53,8 +53,8 @@ const routeEndpoint = serveRequests(service, ROUTE_SUBJECT, RouteRequestSchema, 
   const tenant = requestHeaders?.get(Headers.Tenant) ?? "";
   const filter = { names: request.tools, pools: request.pools, domains: request.domains, tenant };
   // The same query the intent stage would build: "turn it off" borrows the turn before.
-  const query = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
-  return create(RouteResponseSchema, await route({ query, topK: request.topK || undefined, filter }));
+  const { text, context } = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
+  return create(RouteResponseSchema, await route({ query: text, context, topK: request.topK || undefined, filter }));
 });
 service.onStop(() => routeEndpoint.drain());
 // Ranking the tools a proxied chat request brings (brought-tools.ts), with the same embedder and query.

@@ -20,6 +20,8 @@ import type { CatalogStats, ToolFilter, ToolIndex, ToolNeedGateSettings } from "
 /** What the router is asked: the same for the route stage and the route-only API. */
 export interface RouteQuery {
   query: string;
+  /** Earlier turns the query points back at, oldest first (`SearchOptions.context`). */
+  context?: readonly string[];
   /** Semantic candidates wanted; absent or 0 means the configured default (see `routeCandidates`). */
   topK?: number;
   /** Allow-list, pools and domains (empty or absent lists do not restrict), and the tenant whose tools alone may come back. */
@@ -60,7 +62,7 @@ export async function routeCandidates(
   const threshold = config.ROUTER_MODE === "threshold";
   const limit = threshold ? (asked ?? config.ROUTER_MAX_CANDIDATES) : (asked ?? config.ROUTER_TOP_K);
   const floor = threshold ? config.ROUTER_SCORE_THRESHOLD : config.ROUTER_MIN_SCORE;
-  const found = await index.search(req.query, { limit, filter: req.filter });
+  const found = await index.search(req.query, { limit, filter: req.filter, context: req.context });
   // "no tool matches" is decided in one place (retrieval's relevance.ts), the same one the evaluation scores
   const matched = isNoTool(found, { minScore: floor }) ? [] : found.filter((r) => r.score >= floor);
   const semantic = matched.map((r) => candidate(r.tool, r.score, RoutingCandidate_Source.SEMANTIC));
@@ -71,7 +73,7 @@ export async function routeCandidates(
   if (core.size === 0) return semantic;
 
   const coreScores = new Map(
-    (await index.search(req.query, { limit: core.size, filter: { names: [...core.keys()] } })).map((r) => [r.tool.name, r.score]),
+    (await index.search(req.query, { limit: core.size, filter: { names: [...core.keys()] }, context: req.context })).map((r) => [r.tool.name, r.score]),
   );
   const always = [...core.values()]
     .map((tool) => candidate(tool, coreScores.get(tool.name) ?? 0, RoutingCandidate_Source.CORE))
@@ -129,8 +131,10 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   const started = performance.now();
   const content = contentOf(packet);
   const query = (intentOf(packet).query || content.originalPrompt).trim();
+  const context = intentOf(packet).queryContext;
   const { candidates, warnings, searched } = await deps.route({
     query,
+    context,
     filter: { names: content.allowedTools, pools: content.pools, domains: content.domains, tenant: packet.header?.tenant ?? "" },
   });
   if (warnings.length > 0) addReflection(packet, { step: "route", summary: `routing fell back: ${warnings.join("; ")}` });
@@ -170,7 +174,8 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   } else if (semantic.some((c) => c.score > 0)) {
     const results = semantic.flatMap((c) => (c.tool ? [{ tool: c.tool, score: c.score }] : []));
     const input = {
-      query,
+      // the gate judges the words that were searched with, the context included
+      query: [...context, query].join("\n"),
       catalog: deps.catalogStats(),
       rule: intentOf(packet).detectedBy || undefined,
       results,

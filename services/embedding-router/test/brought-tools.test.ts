@@ -24,12 +24,12 @@ function countingEmbedder(): Embedder & { texts: number } {
 describe("embedding-router - ranking the tools a caller brings", () => {
   it("embedding-router - the best fit first, the rest up to top K in the caller's order, no floor", async () => {
     const brought = new BroughtTools(new LocalEmbedder());
-    const ranked = await brought.rank("will it rain in Oslo tomorrow?", TOOLS, 3);
+    const ranked = await brought.rank({ text: "will it rain in Oslo tomorrow?", context: [] }, TOOLS, 3);
     assert.equal(ranked.length, 3);
     assert.equal(ranked[0]!.tool?.name, "weather_forecast");
     assert.ok(ranked[0]!.score > 0);
     // nothing relevant: still two of them, for the caller's model to judge
-    const none = await brought.rank("zzz qqq", TOOLS, 2);
+    const none = await brought.rank({ text: "zzz qqq", context: [] }, TOOLS, 2);
     assert.equal(none.length, 2);
     for (const c of none) assert.ok(TOOLS.some((t) => t.name === c.tool?.name));
   });
@@ -37,12 +37,12 @@ describe("embedding-router - ranking the tools a caller brings", () => {
   it("embedding-router - a set of tools is indexed once, the least recently used set dropped past the limit", async () => {
     const embedder = countingEmbedder();
     const brought = new BroughtTools(embedder, 1);
-    await brought.rank("send an email", TOOLS, 2);
+    await brought.rank({ text: "send an email", context: [] }, TOOLS, 2);
     const once = embedder.texts;
-    await brought.rank("translate this", TOOLS, 2);
+    await brought.rank({ text: "translate this", context: [] }, TOOLS, 2);
     assert.equal(embedder.texts, once + 1, "the same set again: only the query is embedded");
-    await brought.rank("translate this", TOOLS.slice(1), 2);
-    await brought.rank("translate this", TOOLS, 2);
+    await brought.rank({ text: "translate this", context: [] }, TOOLS.slice(1), 2);
+    await brought.rank({ text: "translate this", context: [] }, TOOLS, 2);
     assert.ok(embedder.texts > once + 3, "the first set was dropped for the second and indexed again");
   });
 });

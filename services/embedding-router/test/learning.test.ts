@@ -87,13 +87,14 @@ describe("learning - what a packet teaches", () => {
     assert.equal(lessonOf(finished({ query: "" }))?.query, "please read the file notes/todo.md");
   });
 
-  it("learning - a step's own words are learned, never the router's query with earlier turns glued in front", () => {
+  it("learning - a step's own words are learned, never the earlier turns its query points back at", () => {
     const followUp = newPacket({
       message: "the other one?",
       history: [create(TurnSchema, { role: Turn_Role.USER, content: "read notes/todo.md" })],
     });
     followUp.intent!.steps = ["the other one?"];
-    followUp.intent!.query = "read notes/todo.md\nthe other one?\nthe other one?";
+    followUp.intent!.query = "the other one?";
+    followUp.intent!.queryContext = ["read notes/todo.md"];
     const routing = routingOf(followUp);
     routing.selectedTool = create(SelectedToolSchema, { toolName: READ });
     routing.executionStatus = Status.EXECUTED;

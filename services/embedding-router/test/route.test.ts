@@ -208,9 +208,23 @@ describe("route", () => {
       const { calls, deps } = recording();
       await routeStage(packet, deps);
       assert.deepEqual(calls, [
-        { query: "write hello to notes/a.md", filter: { names: ["filesystem.write_file", "time.now"], pools: [], domains: [], tenant: "" } },
+        {
+          query: "write hello to notes/a.md",
+          context: [],
+          filter: { names: ["filesystem.write_file", "time.now"], pools: [], domains: [], tenant: "" },
+        },
       ]);
       assert.deepEqual(names(packet.toolRouting?.candidates ?? []), ["filesystem.write_file", "time.now"]);
+    });
+
+    it("route - stage passes the turns the query points back at as its context, apart from the query", async () => {
+      const packet = newPacket({ message: "turn it off" });
+      intentOf(packet).query = "turn it off";
+      intentOf(packet).queryContext = ["turn on the kitchen light"];
+      const { calls, deps } = recording();
+      await routeStage(packet, deps);
+      assert.equal(calls[0]?.query, "turn it off");
+      assert.deepEqual(calls[0]?.context, ["turn on the kitchen light"]);
     });
 
     it("route - stage falls back to the original prompt without an intent query", async () => {

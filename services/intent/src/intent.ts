@@ -16,7 +16,7 @@ import {
   Turn_Role,
   TurnSchema,
 } from "@switchyard/packet";
-import type { Packet, StageOutcome, ToolRoutingState, Turn } from "@switchyard/packet";
+import type { Intent, Packet, StageOutcome, ToolRoutingState, Turn } from "@switchyard/packet";
 import { buildQuery, isAnaphoric, lowerWords, stripSmalltalk, viewsOf } from "@switchyard/request-text";
 import type { Config } from "./config.js";
 import { detectToolNeed } from "./detect.js";
@@ -103,7 +103,7 @@ function firstPass(packet: Packet, config: Config, catalog: IntentCatalog, judge
   intent.userIntent = "tool_routing";
   intent.steps = steps;
   intent.stepIndex = 0;
-  intent.query = queryFor(packet, config);
+  setQuery(packet, config);
   // Undecided: routed with needsTool false, so the router's tool-need gate decides (and sets it when a tool is needed).
   routing.needsTool = verdict === "tool";
   routing.routingRequested = true;
@@ -120,7 +120,7 @@ function firstPass(packet: Packet, config: Config, catalog: IntentCatalog, judge
     step: REFLECTION_STEP,
     summary:
       `${verdictNote}; ${plural(steps.length, "step")}: ${numbered(steps)}; ` +
-      `routing step 1 with query ${JSON.stringify(intent.query)}${domains}${restricted ? " (routing restricted to them)" : ""}`,
+      `routing step 1 with query ${describeQuery(intent)}${domains}${restricted ? " (routing restricted to them)" : ""}`,
   });
   packet.state = Packet_State.ROUTING;
   return { next: "route" };
@@ -213,25 +213,33 @@ function reinjectedPass(packet: Packet, config: Config): StageOutcome {
 
   intent.stepIndex = index + 1;
   clearStep(routing);
-  intent.query = queryFor(packet, config);
+  setQuery(packet, config);
   addReflection(packet, {
     step: REFLECTION_STEP,
     summary:
       `${label} ${outcome}; routing step ${index + 2} of ${steps.length}: ${JSON.stringify(steps[index + 1])} ` +
-      `with query ${JSON.stringify(intent.query)}`,
+      `with query ${describeQuery(intent)}`,
   });
   packet.state = Packet_State.ROUTING;
   return { next: "route" };
 }
 
-/** The router's query for the current step; earlier steps count as earlier user turns. */
-function queryFor(packet: Packet, config: Config): string {
+/** Sets the router's query for the current step; earlier steps count as earlier user turns. */
+function setQuery(packet: Packet, config: Config): void {
   const intent = intentOf(packet);
   const step = intent.steps[intent.stepIndex] ?? "";
   const earlierSteps = intent.steps
     .slice(0, intent.stepIndex)
     .map((content) => create(TurnSchema, { role: Turn_Role.USER, content }));
-  return buildQuery(step, [...contentOf(packet).history, ...earlierSteps], { maxTurns: config.INTENT_MAX_QUERY_TURNS });
+  const query = buildQuery(step, [...contentOf(packet).history, ...earlierSteps], { maxTurns: config.INTENT_MAX_QUERY_TURNS });
+  intent.query = query.text;
+  intent.queryContext = query.context;
+}
+
+/** The query as the reflection log shows it: `"turn it off" (after "turn on the kitchen light")`. */
+function describeQuery(intent: Intent): string {
+  const context = intent.queryContext.length > 0 ? ` (after ${intent.queryContext.map((t) => JSON.stringify(t)).join(", ")})` : "";
+  return `${JSON.stringify(intent.query)}${context}`;
 }
 
 /**

@@ -105,7 +105,8 @@ describe("intent", () => {
     ];
     const packet = newPacket({ message: "turn it off", history });
     assert.deepEqual(intentStage(packet, config), { next: "route" });
-    assert.equal(packet.intent!.query, "turn on the kitchen light\nturn it off\nturn it off");
+    assert.equal(packet.intent!.query, "turn it off");
+    assert.deepEqual(packet.intent!.queryContext, ["turn on the kitchen light"]);
   });
 
   it("intent - 'do it again' needs a tool when the latest user request did, and says so", () => {
@@ -116,7 +117,8 @@ describe("intent", () => {
     const packet = newPacket({ message: "do it again", history });
     assert.deepEqual(intentStage(packet, config), { next: "route" });
     assert.equal(packet.intent!.detectedBy, "context:verb:run+object");
-    assert.equal(packet.intent!.query, "run the tests\ndo it again\ndo it again");
+    assert.equal(packet.intent!.query, "do it again");
+    assert.deepEqual(packet.intent!.queryContext, ["run the tests"]);
 
     // After chat, no rule settles "do it again": the router's tool-need gate decides.
     const chat = newPacket({ message: "do it again", history: [create(TurnSchema, { role: Turn_Role.USER, content: "write a haiku" })] });
@@ -137,7 +139,8 @@ describe("intent", () => {
     assert.equal(packet.state, Packet_State.ROUTING);
     assert.equal(packet.intent!.stepIndex, 1);
     // "delete it" leans on the step before for its object.
-    assert.equal(packet.intent!.query, "read notes/a.md\ndelete it\ndelete it");
+    assert.equal(packet.intent!.query, "delete it");
+    assert.deepEqual(packet.intent!.queryContext, ["read notes/a.md"]);
     assert.deepEqual(routing.candidates, []);
     assert.equal(routing.selectedTool, undefined);
     assert.deepEqual(routing.alternativeTools, []);

@@ -259,7 +259,8 @@ describe("selector - a follow-up that asks for another object", () => {
       history: [create(TurnSchema, { role: Turn_Role.USER, content: "read notes/todo.md" })],
     });
     intentOf(packet).steps = ["and the other one?"];
-    intentOf(packet).query = "read notes/todo.md\nand the other one?\nand the other one?";
+    intentOf(packet).query = "and the other one?";
+    intentOf(packet).queryContext = ["read notes/todo.md"];
     routingOf(packet).candidates = candidates({ "filesystem.read_text_file": 0.8 });
     packet.state = Packet_State.SELECTING;
     selectStage(packet, config);
@@ -272,7 +273,8 @@ describe("selector - a follow-up that asks for another object", () => {
   it("selector - \"do it again\" still takes its values from the earlier turn", () => {
     const packet = newPacket({ message: "do it again" });
     intentOf(packet).steps = ["do it again"];
-    intentOf(packet).query = "read notes/todo.md\ndo it again\ndo it again";
+    intentOf(packet).query = "do it again";
+    intentOf(packet).queryContext = ["read notes/todo.md"];
     routingOf(packet).candidates = candidates({ "filesystem.read_text_file": 0.8 });
     packet.state = Packet_State.SELECTING;
     selectStage(packet, config);
