@@ -1,6 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SERVICES } from "@switchyard/fleet";
 import { createRouterClient } from "@switchyard/grpc";
@@ -105,6 +105,20 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     assert.deepEqual(reads, [], reflections(packet));
     assert.notEqual(packet.toolRouting.executionStatus, "EXECUTED");
     assert.match(packet.stateReason, /is required/, "the call lacks the file the user has not named yet");
+  });
+
+  it("fleet - \"and the other one?\" after a listing and a read reads the file the listing showed and the read did not", async () => {
+    writeFileSync(join(t.workspace, "notes/ideas.md"), "- a tool router\n");
+    const history = [
+      { role: "user", content: "list the notes folder" },
+      { role: "tool", content: "[FILE] ideas.md\n[FILE] todo.md" },
+      { role: "user", content: "read notes/todo.md" },
+      { role: "assistant", content: "- buy milk" },
+    ];
+    const { json: packet } = await t.post("/v1/packets", { message: "and the other one?", history });
+    const reads = packet.content.dataFields.filter((f: any) => f.key === "tool_result").map((f: any) => [f.value.tool, f.value.params.path]);
+    assert.deepEqual(reads, [["filesystem.read_text_file", "notes/ideas.md"]], reflections(packet));
+    assert.equal(packet.toolRouting.executionStatus, "EXECUTED", reflections(packet));
   });
 
   it("fleet - a message in a language the offline router cannot read says so, never \"no tool\"", async () => {

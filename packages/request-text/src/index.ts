@@ -1,6 +1,7 @@
 export { findQuotes, maskQuotes, straightenQuotes } from "./quotes.js";
 export type { Quote } from "./quotes.js";
 export { asksForAnother, buildQuery, isAnaphoric } from "./query.js";
+export { otherObject } from "./other-object.js";
 export type { QueryOptions, RouterQuery } from "./query.js";
 export { requestTexts } from "./request-texts.js";
 export { plainWords, scanMessage } from "./scan-message.js";

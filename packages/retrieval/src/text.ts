@@ -17,6 +17,8 @@ export const STOPWORDS: ReadonlySet<string> = new Set([
   "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until",
   "up", "very", "via", "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who", "whom",
   "whose", "why", "with", "within", "without", "you", "your", "yours", "yourself", "yourselves",
+  // pointing back at something named before: "the other one", "another"
+  "one", "ones", "another",
   // contractions once the apostrophe has split them ("don't" → "don", "t")
   "don", "doesn", "didn", "isn", "aren", "won", "ll", "re", "ve", "s", "t", "d", "m",
   // request filler

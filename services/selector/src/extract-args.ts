@@ -174,7 +174,8 @@ function requiredNames(schema: JsonObject, properties: Property[]): string[] {
   return [...known, ...listed.filter((name) => !known.includes(name))];
 }
 
-function propertiesOf(schema: JsonObject): Property[] {
+/** The schema's properties, each with the kind of value it takes and whether it is required. */
+export function propertiesOf(schema: JsonObject): Property[] {
   const props = asObject(schema["properties"]);
   if (!props) return [];
   const required = new Set(requiredProperties(schema));

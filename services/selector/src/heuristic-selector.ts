@@ -43,7 +43,7 @@ import type { Action, MessageScan } from "@switchyard/request-text";
 import { requiredProperties } from "@switchyard/tool-schema";
 import { requestWords, toolNouns } from "./actions.js";
 import type { Config } from "./config.js";
-import { extractFromScan } from "./extract-args.js";
+import { extractFromScan, propertiesOf } from "./extract-args.js";
 import type { Extraction } from "./extract-args.js";
 import { fileKindConflict } from "./file-kinds.js";
 import type { Choice, Selection, SelectionRequest, Selector } from "./selector.js";
@@ -72,6 +72,8 @@ const SINGLE_ITEM_PENALTY = 0.5;
 const FILE_KIND_PENALTY = 0.5;
 /** Multiplier for name fit when the tool's name speaks of other things than the request. */
 const NOUN_MISMATCH_PENALTY = 0.5;
+/** Multiplier for argument fit when the request asks for another object ("the other one?") and the tool takes none. */
+const NO_OBJECT_PENALTY = 0.5;
 
 // "deprecated" as a word in a tool description ("DEPRECATED: Use read_text_file instead").
 const DEPRECATED = /\bdeprecated\b/i;
@@ -98,9 +100,7 @@ export function heuristicSelect(request: SelectionRequest, config: Config): Sele
 /** Every candidate scored and ranked, best first (ties: higher retrieval score, then router order). */
 export function scoreCandidates(request: SelectionRequest, config: Config): ScoredCandidate[] {
   const scan = scanMessage(request.text);
-  // "and the other one?" wants something other than the earlier turns named: their values are not its values.
-  const fallbackTexts = asksForAnother(request.text) ? [] : request.fallbackTexts;
-  const fallbackScans = fallbackTexts.filter((t) => t && t !== request.text).map(scanMessage);
+  const fallbackScans = request.fallbackTexts.filter((t) => t && t !== request.text).map(scanMessage);
   const words = requestWords(request.text);
   const wanted = requestActions(words);
   const maxScore = Math.max(0, ...request.candidates.map((c) => c.score));
@@ -109,6 +109,8 @@ export function scoreCandidates(request: SelectionRequest, config: Config): Scor
 
   const named = request.candidates.map((c) => toolNouns(localName(c)));
   const someNounMentioned = named.some((nouns) => intersects(nouns, words));
+  // "and the other one?" is the same action on another object: a tool that takes no argument has none to change.
+  const wantsObject = asksForAnother(request.text);
 
   const scored = request.candidates.map((candidate, order) => {
     const tool = candidate.tool;
@@ -117,7 +119,8 @@ export function scoreCandidates(request: SelectionRequest, config: Config): Scor
     const extraction = extractWithFallback(scan, fallbackScans, schema);
     const requiredCount = requiredProperties(schema).length;
     const retrieval = maxScore > 1 ? candidate.score / maxScore : clamp01(candidate.score);
-    const argumentFit = argumentFitOf(extraction, requiredCount, toolName);
+    const takesNothing = propertiesOf(schema).length === 0;
+    const argumentFit = argumentFitOf(extraction, requiredCount, toolName) * (wantsObject && takesNothing ? NO_OBJECT_PENALTY : 1);
     const actions = toolActions(localName(candidate));
     const nouns = named[order]!;
     const nounMismatch = someNounMentioned && nouns.size > 0 && !intersects(nouns, words);

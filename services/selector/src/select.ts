@@ -13,9 +13,9 @@
  */
 import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { addReflection, finish, Packet_State, routingOf, SelectedToolSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import { addReflection, contentOf, finish, Packet_State, routingOf, SelectedToolSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, RoutingCandidate, SelectedTool, StageOutcome } from "@switchyard/packet";
-import { requestTexts } from "@switchyard/request-text";
+import { asksForAnother, otherObject, requestTexts } from "@switchyard/request-text";
 import { describeErrors, validateArguments } from "@switchyard/tool-schema";
 import type { Config } from "./config.js";
 import { earlierSteps, inheritFolders } from "./earlier-steps.js";
@@ -42,16 +42,27 @@ export async function selectStageWith(packet: Packet, config: Config, selector: 
 
 /** The text to act on (current step, else query, else original prompt), its fallbacks, and the candidates. */
 export function selectionRequestOf(packet: Packet): SelectionRequest {
-  const [text = "", ...fallbackTexts] = requestTexts(packet);
+  const [text = "", ...texts] = requestTexts(packet);
   const { candidates, toolNeed } = routingOf(packet);
   const earlier = earlierSteps(packet);
   return {
     text,
-    fallbackTexts,
+    fallbackTexts: fallbacksOf(text, texts, packet),
     candidates,
     ...(toolNeed && !toolNeed.needed ? { notNeeded: toolNeed.reason } : {}),
     ...(earlier.length > 0 ? { earlier } : {}),
   };
+}
+
+/**
+ * Where a missing argument may be found: the packet's other request texts. "and the other
+ * one?" wants something other than the earlier turns named, so their values are not its
+ * values; the one other file the recent results showed is (`otherObject`).
+ */
+function fallbacksOf(text: string, texts: string[], packet: Packet): string[] {
+  if (!asksForAnother(text)) return texts;
+  const other = otherObject(text, contentOf(packet).history);
+  return other ? [other] : [];
 }
 
 /** Writes a selector's answer onto the packet under the stage's rules (see the module comment). */

@@ -12,7 +12,7 @@ import type { EarlierStep } from "./earlier-steps.js";
 export interface SelectionRequest {
   /** The text to act on: the current step, else the intent's query, else the original prompt. */
   text: string;
-  /** Texts to take missing required arguments from, most specific first (the query, the original prompt). */
+  /** Texts to take missing required arguments from, most specific first (the query, the turns it points back at, the original prompt; for "the other one?", the other file the recent results showed). */
   fallbackTexts: string[];
   /** The only tools that may be chosen. */
   candidates: RoutingCandidate[];

@@ -253,32 +253,44 @@ describe("selector - a later step inherits the folder an earlier one listed", ()
 });
 
 describe("selector - a follow-up that asks for another object", () => {
-  it("selector - \"and the other one?\" after \"read notes/todo.md\" does not read notes/todo.md again: the path is missing", () => {
-    const packet = newPacket({
-      message: "and the other one?",
-      history: [create(TurnSchema, { role: Turn_Role.USER, content: "read notes/todo.md" })],
-    });
-    intentOf(packet).steps = ["and the other one?"];
-    intentOf(packet).query = "and the other one?";
+  const turn = (role: Turn_Role, content: string) => create(TurnSchema, { role, content });
+  /** The selected call for a follow-up step whose query points back at "read notes/todo.md". */
+  const selectFollowUp = (step: string, scores: Record<string, number>, history = [turn(Turn_Role.USER, "read notes/todo.md")]) => {
+    const packet = newPacket({ message: step, history });
+    intentOf(packet).steps = [step];
+    intentOf(packet).query = step;
     intentOf(packet).queryContext = ["read notes/todo.md"];
-    routingOf(packet).candidates = candidates({ "filesystem.read_text_file": 0.8 });
+    routingOf(packet).candidates = candidates(scores);
     packet.state = Packet_State.SELECTING;
     selectStage(packet, config);
-    const selected = routingOf(packet).selectedTool;
+    return routingOf(packet).selectedTool;
+  };
+
+  it("selector - \"and the other one?\" after \"read notes/todo.md\" does not read notes/todo.md again: the path is missing", () => {
+    const selected = selectFollowUp("and the other one?", { "filesystem.read_text_file": 0.8 });
     assert.equal(selected?.toolName, "filesystem.read_text_file");
     assert.deepEqual(selected?.params, {}, "not the file the earlier turn named");
     assert.match(selected?.selectionReasoning ?? "", /path/);
   });
 
+  it("selector - \"and the other one?\" after a listing and a read takes the file the listing showed and the read did not", () => {
+    const history = [
+      turn(Turn_Role.USER, "list the notes folder"),
+      turn(Turn_Role.TOOL, "[FILE] todo.md\n[FILE] ideas.md"),
+      turn(Turn_Role.USER, "read notes/todo.md"),
+      turn(Turn_Role.ASSISTANT, "- buy milk"),
+    ];
+    assert.deepEqual(selectFollowUp("and the other one?", { "filesystem.read_text_file": 0.8 }, history)?.params, { path: "notes/ideas.md" });
+  });
+
+  it("selector - \"and the other one?\" is the same action on another object: a tool that takes no argument does not win it", () => {
+    // as routed in the fleet: read_graph reads too and needs nothing, so its arguments would fit perfectly
+    const selected = selectFollowUp("and the other one?", { "filesystem.read_text_file": 0.65, "filesystem.read_multiple_files": 0.53, "memory.read_graph": 0.4 });
+    assert.equal(selected?.toolName, "filesystem.read_text_file", selected?.selectionReasoning);
+  });
+
   it("selector - \"do it again\" still takes its values from the earlier turn", () => {
-    const packet = newPacket({ message: "do it again" });
-    intentOf(packet).steps = ["do it again"];
-    intentOf(packet).query = "do it again";
-    intentOf(packet).queryContext = ["read notes/todo.md"];
-    routingOf(packet).candidates = candidates({ "filesystem.read_text_file": 0.8 });
-    packet.state = Packet_State.SELECTING;
-    selectStage(packet, config);
-    assert.deepEqual(routingOf(packet).selectedTool?.params, { path: "notes/todo.md" });
+    assert.deepEqual(selectFollowUp("do it again", { "filesystem.read_text_file": 0.8 }, [])?.params, { path: "notes/todo.md" });
   });
 });
 
