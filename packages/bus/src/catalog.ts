@@ -8,6 +8,9 @@ import type { ToolDefinition } from "@switchyard/packet";
 // written as "=" and its hex code, so every name has one key and names stay readable.
 const KEY_UNSAFE = /[^-/_.a-zA-Z0-9]/g;
 
+/** The flag of a catalog tool its MCP server no longer serves (retired: quarantined, its pin kept). */
+export const NOT_SERVED = "no longer served by its MCP server";
+
 export function catalogKey(toolName: string): string {
   return toolName.replace(KEY_UNSAFE, (c) => `=${c.codePointAt(0)!.toString(16)}`);
 }

@@ -5,7 +5,7 @@ export { cappedTimeoutMs, remainingMs, setDeadline } from "./deadline.js";
 export { DEAD_LETTERS_STREAM, deadLetterReason, ensureDeadLetters, startDeadLetterWorker } from "./dead-letters.js";
 export type { DeadLetterAdvisory, DeadLetterWorker } from "./dead-letters.js";
 export type { ContentRecording } from "./attributes.js";
-export { catalogKey, followBucket, followCatalog, listTools, putTool, removeTool } from "./catalog.js";
+export { catalogKey, followBucket, followCatalog, listTools, NOT_SERVED, putTool, removeTool } from "./catalog.js";
 export type { BucketListener, CatalogListener } from "./catalog.js";
 export { followExamples, readToolExamples, updateToolExamples } from "./examples-bucket.js";
 export { Headers, hopMessageId } from "./headers.js";
@@ -59,5 +59,6 @@ export {
   PENDING_LESSONS_TTL_MS,
   MCP_SESSIONS_BUCKET,
   MCP_SESSIONS_TTL_MS,
+  SERVERS_BUCKET,
 } from "./topology.js";
 export type { TopologyOptions } from "./topology.js";

@@ -18,6 +18,8 @@ export const EXAMPLES_BUCKET = "switchyard-examples";
 export const PENDING_LESSONS_BUCKET = "switchyard-pending-lessons";
 /** How long a lesson waits for its session's next request before it is dropped unlearned. */
 export const PENDING_LESSONS_TTL_MS = 24 * 60 * 60 * 1000;
+/** MCP servers registered at run time (RegisteredServer by name): the gateway writes them, every executor runs them. */
+export const SERVERS_BUCKET = "switchyard-servers";
 /** The MCP door's sessions (McpSession by hashed tenant and session id); an idle session is forgotten after an hour. */
 export const MCP_SESSIONS_BUCKET = "switchyard-mcp-sessions";
 export const MCP_SESSIONS_TTL_MS = 60 * 60 * 1000;

@@ -44,9 +44,13 @@ export {
   AddExamplesResponseSchema,
   FeedbackRequestSchema,
   FeedbackResponseSchema,
+  ListServersResponseSchema,
   ListToolsResponseSchema,
   McpSessionSchema,
   RankToolsRequestSchema,
+  RegisteredServer_Trust,
+  RegisteredServerSchema,
+  RegisterServerResponseSchema,
   RankToolsResponseSchema,
   RouteRequestSchema,
   RouteResponseSchema,
@@ -64,6 +68,7 @@ export type {
   GetPacketRequest,
   ListToolsRequest,
   ListToolsResponse,
+  RegisteredServer,
   RouteRequest,
   RouteResponse,
   SubmitPacketRequest,
@@ -103,6 +108,6 @@ export {
   selectedCallHash,
 } from "./tool-call.js";
 export type { ApprovalRefusal } from "./tool-call.js";
-export { TENANT_PATTERN, toolVisibleTo } from "./tenant.js";
+export { SERVER_NAME_PATTERN, TENANT_PATTERN, toolVisibleTo } from "./tenant.js";
 export { givenAnnotations } from "./tool-annotations.js";
 export type { AnnotationFields } from "./tool-annotations.js";

@@ -1,10 +1,10 @@
 import { equals, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
-import { catalogKey, listTools, retryWhileTransient } from "@switchyard/bus";
+import { catalogKey, listTools, NOT_SERVED, retryWhileTransient } from "@switchyard/bus";
 import { ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import type { Logger } from "@switchyard/telemetry";
-import { NOT_SERVED, pinTool, retireTool } from "./tool-pin.js";
+import { pinTool, retireTool } from "./tool-pin.js";
 
 /** How long a catalog sync is tried again while JetStream cannot answer. */
 const SYNC_RETRY_MS = 60_000;
@@ -18,14 +18,20 @@ const WRITE_ATTEMPTS = 5;
  * pinned is written quarantined. Entries of these servers whose tool is gone are retired,
  * not deleted: quarantined with their pin kept, so a server cannot drop a tool and bring
  * it back changed to be trusted on first use again. Entries of other servers, from other
- * executors or static tool files, are left alone. Returns the tools retired and those
- * quarantined now.
+ * executors or static tool files, are left alone. The new tools of the `reviewed` servers
+ * (`trust: review`) wait for approval. Returns the tools retired and those quarantined now.
  */
-export async function syncCatalog(catalog: KV, servers: string[], tools: ToolDefinition[]): Promise<{ retired: string[]; quarantined: string[] }> {
+export async function syncCatalog(
+  catalog: KV,
+  servers: string[],
+  tools: ToolDefinition[],
+  reviewed: ReadonlySet<string> = new Set(),
+): Promise<{ retired: string[]; quarantined: string[] }> {
   const current = new Set(tools.map((tool) => tool.name));
   const quarantined: string[] = [];
   for (const tool of tools) {
-    const written = await updateTool(catalog, tool.name, (stored) => pinTool(tool, stored));
+    const trust = reviewed.has(tool.server) ? "review" : "first-use";
+    const written = await updateTool(catalog, tool.name, (stored) => pinTool(tool, stored, trust));
     if (written.quarantined) quarantined.push(tool.name);
   }
   const retired: string[] = [];
@@ -46,15 +52,15 @@ export async function syncCatalog(catalog: KV, servers: string[], tools: ToolDef
  */
 export function catalogPublisher(
   catalog: KV,
-  served: () => { servers: string[]; tools: ToolDefinition[] },
+  served: () => { servers: string[]; tools: ToolDefinition[]; reviewed: ReadonlySet<string> },
   logger: Pick<Logger, "warn">,
 ): (removed?: string[]) => Promise<void> {
   let queue = Promise.resolve();
   return (removed = []) => {
     const run = queue.then(async () => {
-      const { servers, tools } = served();
+      const { servers, tools, reviewed } = served();
       // A sync is idempotent, so one that JetStream could not answer (an election) is simply run again.
-      const { quarantined } = await retryWhileTransient(() => syncCatalog(catalog, [...servers, ...removed], tools), SYNC_RETRY_MS);
+      const { quarantined } = await retryWhileTransient(() => syncCatalog(catalog, [...servers, ...removed], tools, reviewed), SYNC_RETRY_MS);
       if (quarantined.length > 0) logger.warn({ tools: quarantined }, "tools quarantined until approved (POST /v1/tools/{name}/approve)");
     });
     // The next sync waits for this one, whether it failed or not.

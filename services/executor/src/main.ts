@@ -1,7 +1,8 @@
-// Wiring only: settings → MCP servers → catalog → the execute stage → follow the servers file → drain on SIGTERM.
+// Wiring only: settings → MCP servers → catalog → the execute stage → follow the servers file and the
+// registered servers → drain on SIGTERM.
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { CATALOG_BUCKET, openBucket } from "@switchyard/bus";
+import { CATALOG_BUCKET, openBucket, SERVERS_BUCKET } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
 import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { catalogPublisher } from "./catalog-sync.js";
@@ -11,6 +12,7 @@ import type { Config } from "./config.js";
 import { executeStage } from "./execute.js";
 import { EXECUTIONS_BUCKET, EXECUTIONS_TTL_MS } from "./idempotent-execution.js";
 import { McpPool } from "./mcp-pool.js";
+import { followRegisteredServers } from "./registered-servers.js";
 import { rootsByServer } from "./relative-paths.js";
 import { loadServersConfig } from "./servers-config.js";
 import { reloadServers } from "./servers-reload.js";
@@ -28,7 +30,8 @@ const service = await startService({ name: "executor", env: process.env, default
 const catalog = await openBucket(service.nc, CATALOG_BUCKET, service.topology);
 const serverNames = () => pool.servers().map((server) => server.name);
 const served = () => pool.listTools();
-const publish = catalogPublisher(catalog, () => ({ servers: serverNames(), tools: served() }), service.logger);
+const reviewed = () => new Set(pool.servers().filter((server) => server.trust === "review").map((server) => server.name));
+const publish = catalogPublisher(catalog, () => ({ servers: serverNames(), tools: served(), reviewed: reviewed() }), service.logger);
 const pool: McpPool = await McpPool.connect(servers, {
   logger: service.logger,
   onToolsChanged: (server) => {
@@ -40,11 +43,15 @@ await publish();
 const approvals = toolApprovals({ nc: service.nc, logger: service.logger, catalog, served });
 await approvals.serve(serverNames());
 service.onStop(() => approvals.drain());
-const reload = () => reloadServers({ file, env, pool, approvals, publish, logger: service.logger });
+// Reloads run one at a time, whether the file or a registration changed.
+let reloading = Promise.resolve();
+const reload = () => (reloading = reloading.then(() => reloadServers({ file, env, registered: () => registered.servers(), pool, approvals, publish, logger: service.logger })));
+const registered = await followRegisteredServers(await openBucket(service.nc, SERVERS_BUCKET, service.topology), () => void reload());
+service.onStop(() => registered.stop());
 // Stopped first (onStop runs in reverse): a reload under way finishes before the pool closes.
 const watch = watchConfigFile(file, reload);
 service.onStop(() => watch.close());
-// Changes saved while the servers were starting, before the watch began.
+// Changes saved while the servers were starting, before the watch began, and the servers registered so far.
 await reload();
 drainOnSignals(service);
 

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { Ajv } from "ajv";
 import type { ErrorObject } from "ajv";
-import { TENANT_PATTERN } from "@switchyard/packet";
+import { SERVER_NAME_PATTERN, TENANT_PATTERN } from "@switchyard/packet";
 import { parseDocument } from "yaml";
 
 /** How a tool changes the world, as the config declares it; wins over the server's MCP annotations. */
@@ -25,7 +25,14 @@ interface ServerCommon {
   tools: Record<string, ToolOverrides>;
   /** The tenants that may see and call the server's tools; empty = every tenant. */
   tenants: string[];
+  /**
+   * How its tools are first taken into the catalog: `first-use` pins them as first served;
+   * `review` quarantines each until approved (tool-pin.ts).
+   */
+  trust: ServerTrust;
 }
+
+export type ServerTrust = "first-use" | "review";
 
 /** What the config says about one tool (`tools.<tool>:`, plus `sideEffects.<tool>`). */
 export interface ToolOverrides {
@@ -89,8 +96,7 @@ const fileSchema = {
   properties: {
     servers: {
       type: "object",
-      // Server names become the prefix of "<server>.<tool>", so no dots (and nothing a NATS subject or URL would mangle).
-      propertyNames: { pattern: "^[A-Za-z0-9_-]+$" },
+      propertyNames: { pattern: SERVER_NAME_PATTERN.source },
       additionalProperties: {
         type: "object",
         additionalProperties: false,
@@ -108,6 +114,7 @@ const fileSchema = {
           pool,
           domains,
           tenants,
+          trust: { type: "string", enum: ["first-use", "review"] },
           tools: {
             type: "object",
             additionalProperties: {
@@ -138,6 +145,7 @@ interface RawServer {
   pool?: string;
   domains?: string[];
   tenants?: string[];
+  trust?: ServerTrust;
   tools?: Record<string, RawTool>;
 }
 
@@ -202,6 +210,7 @@ function toServerConfig(name: string, raw: RawServer, folder: string, problems: 
     domains: raw.domains ?? [],
     tools: toolOverrides(name, raw, problems),
     tenants: raw.tenants ?? [],
+    trust: raw.trust ?? "first-use",
   };
   for (const [index, tool] of common.core.entries()) {
     if (common.exclude.includes(tool)) problems.push(`${at}.core[${index}]: ${tool} is also in exclude`);

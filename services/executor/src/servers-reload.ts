@@ -1,5 +1,6 @@
 import type { Logger } from "@switchyard/telemetry";
 import type { McpPool } from "./mcp-pool.js";
+import { withRegistered } from "./registered-servers.js";
 import { loadServersConfig, ServersConfigError } from "./servers-config.js";
 import type { ServerConfig } from "./servers-config.js";
 import type { ToolApprovals } from "./tool-approval.js";
@@ -9,6 +10,8 @@ export interface ReloadDeps {
   file: string;
   /** What `${VAR}` references in it are read from. */
   env: Record<string, string | undefined>;
+  /** The servers registered at run time (registered-servers.ts), as they are now. */
+  registered: () => ServerConfig[];
   pool: McpPool;
   approvals: ToolApprovals;
   /** Brings the catalog in step with the pool, retiring the tools of the `removed` servers. */
@@ -17,17 +20,17 @@ export interface ReloadDeps {
 }
 
 /**
- * Applies the servers file as it is now to the running executor: the pool starts added
- * and changed servers and takes removed ones out, the approval endpoints and the catalog
+ * Applies the servers file and the registered servers as they are now to the running
+ * executor: the pool starts added and changed servers and takes removed ones out, the approval endpoints and the catalog
  * follow (a removed server's tools are retired, their pins kept). One log line per change.
  * A file that cannot be used is one error line, and the servers keep running as they were;
  * a file with no change does nothing. Never rejects.
  */
 export async function reloadServers(deps: ReloadDeps): Promise<void> {
   const { file, pool, logger } = deps;
-  let servers: ServerConfig[];
+  let fromFile: ServerConfig[];
   try {
-    ({ servers } = await loadServersConfig(file, deps.env));
+    ({ servers: fromFile } = await loadServersConfig(file, deps.env));
   } catch (error) {
     const problems = error instanceof ServersConfigError ? error.problems : [(error as Error).message];
     // A YAML error's first line says what and where; the code frame under it stays in `problems`.
@@ -35,6 +38,9 @@ export async function reloadServers(deps: ReloadDeps): Promise<void> {
     logger.error({ file, problems }, `cannot apply ${file}: ${summary}; the MCP servers keep running as they were`);
     return;
   }
+  const registered = deps.registered();
+  const { servers, shadowed } = withRegistered(fromFile, registered);
+  for (const name of shadowed) logger.error({ file, server: name }, `registered MCP server ${name} left out: ${file} has a server of that name`);
   const changes = await pool.apply(servers);
   if (Object.values(changes).every((list) => list.length === 0)) return;
   await deps.approvals
@@ -44,8 +50,10 @@ export async function reloadServers(deps: ReloadDeps): Promise<void> {
   for (const { name, tools } of changes.added) logger.info({ server: name, tools }, `MCP server added: ${name} (${tools} tools)`);
   for (const { name, tools } of changes.changed) logger.info({ server: name, tools }, `MCP server changed: ${name} (${tools} tools)`);
   for (const name of changes.removed) logger.info({ server: name }, `MCP server removed: ${name}`);
+  const isRegistered = new Set(registered.map((server) => server.name));
   for (const { name, change, error } of changes.failed) {
     const outcome = change === "added" ? "not added" : "not changed, it keeps running with its old settings";
-    logger.error({ file, server: name }, `MCP server ${name} ${outcome}: ${error} (save ${file} again to retry)`);
+    const retry = isRegistered.has(name) ? "register it again to retry" : `save ${file} again to retry`;
+    logger.error({ file, server: name }, `MCP server ${name} ${outcome}: ${error} (${retry})`);
   }
 }

@@ -6,8 +6,9 @@
  * until the new definition is approved (`POST /v1/tools/{name}/approve`).
  *
  * - A tool seen for the first time is pinned as it is (trust on first use), unless its
- *   description holds hidden instructions: then nothing is pinned and it is quarantined
- *   until approved.
+ *   description holds hidden instructions, or its server is one to review (`trust:
+ *   review`, a server registered at run time by default): then nothing is pinned and it
+ *   is quarantined until approved.
  * - A server that goes back to the pinned definition lifts the quarantine by itself.
  * - A tool its server no longer serves keeps its entry, quarantined, with its pin: when it
  *   comes back, the pin decides as for any other change.
@@ -16,9 +17,11 @@
  */
 import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
+import { NOT_SERVED } from "@switchyard/bus";
 import { canonicalJson, ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { hiddenInstructionFlags } from "./hidden-instructions.js";
+import type { ServerTrust } from "./servers-config.js";
 
 /** sha256 (hex) of the tool's name, description and input schema as canonical JSON. */
 export function pinHashOf(tool: Pick<ToolDefinition, "name" | "description" | "inputSchema">): string {
@@ -26,17 +29,22 @@ export function pinHashOf(tool: Pick<ToolDefinition, "name" | "description" | "i
   return createHash("sha256").update(canonicalJson(definition)).digest("hex");
 }
 
+/** The flag of a new tool of a server whose tools are each reviewed before use. */
+export const UNREVIEWED = "new tool of a server registered for review: approve it to use it";
+
 /**
  * The catalog entry for `served` (the definition the server serves now), given the entry
  * the catalog holds (`stored`, undefined for a new tool): its pin, quarantine and flags.
+ * `trust` is its server's: "review" pins no new tool.
  */
-export function pinTool(served: ToolDefinition, stored: ToolDefinition | undefined): ToolDefinition {
+export function pinTool(served: ToolDefinition, stored: ToolDefinition | undefined, trust: ServerTrust = "first-use"): ToolDefinition {
   const hash = pinHashOf(served);
   const hidden = hiddenInstructionFlags(served);
   const known = stored !== undefined && (stored.pinHash !== "" || stored.quarantined);
-  const pin = known ? stored.pinHash : hidden.length > 0 ? "" : hash;
+  const pin = known ? stored.pinHash : hidden.length > 0 || trust === "review" ? "" : hash;
   const changed = pin !== "" && pin !== hash;
-  const flags = changed ? [`definition changed since it was pinned (pinned ${short(pin)}, served ${short(hash)})`, ...hidden] : hidden;
+  const unreviewed = pin === "" && trust === "review" ? [UNREVIEWED] : [];
+  const flags = changed ? [`definition changed since it was pinned (pinned ${short(pin)}, served ${short(hash)})`, ...hidden] : [...unreviewed, ...hidden];
   return create(ToolDefinitionSchema, { ...served, pinHash: pin, quarantined: pin !== hash, flags });
 }
 
@@ -46,8 +54,6 @@ export function approveTool(served: ToolDefinition): ToolDefinition {
   return create(ToolDefinitionSchema, { ...served, pinHash: pinHashOf(served), quarantined: false, flags: hiddenInstructionFlags(served) });
 }
 
-/** The flag of a tool its server no longer serves. */
-export const NOT_SERVED = "no longer served by its MCP server";
 
 /** The catalog entry of a tool its server stopped serving: out of routing, its pin kept. */
 export function retireTool(stored: ToolDefinition): ToolDefinition {

@@ -45,8 +45,9 @@ describe("catalog sync", () => {
 
   it("catalog sync - the publisher syncs one at a time, each reading the servers when it runs; a removed server's tools are retired", async () => {
     const catalog = await openBucket(nats.nc, "catalog-publisher-test");
-    const both = { servers: ["filesystem", "memory"], tools: [...toolDefinitions("filesystem"), ...toolDefinitions("memory")] };
-    const views = [both, both, { servers: ["filesystem"], tools: toolDefinitions("filesystem") }];
+    const reviewed = new Set<string>();
+    const both = { servers: ["filesystem", "memory"], tools: [...toolDefinitions("filesystem"), ...toolDefinitions("memory")], reviewed };
+    const views = [both, both, { servers: ["filesystem"], tools: toolDefinitions("filesystem"), reviewed }];
     const events: string[] = [];
     const read = () => {
       events.push("read");

@@ -9,7 +9,7 @@ import type { ServerConfig, StdioServerConfig } from "../src/servers-config.js";
 const ROOTS = ["/srv/ws", "/private/srv/ws"];
 
 function stdio(name: string, args: string[], cwd?: string): StdioServerConfig {
-  const common = { name, exclude: [], core: [], pool: name, domains: [], tools: {}, tenants: [] };
+  const common = { name, exclude: [], core: [], pool: name, domains: [], tools: {}, tenants: [], trust: "first-use" as const };
   return { ...common, transport: "stdio", command: "mcp-server-filesystem", args, env: {}, ...(cwd === undefined ? {} : { cwd }) };
 }
 

@@ -109,6 +109,7 @@ describe("servers config", () => {
         "  remote:",
         "    url: http://localhost:3001/mcp",
         '    headers: { Authorization: "Bearer ${TOKEN}" }',
+        "    trust: review",
       ].join("\n"),
       { TOKEN: "t0k" },
     );
@@ -125,6 +126,7 @@ describe("servers config", () => {
         pool: "files",
         domains: ["files", "docs"],
         tenants: ["tenant-a", "team.b"],
+        trust: "first-use",
         // sideEffects is folded into tools; side_effect and requires_approval come through as written when they agree.
         tools: {
           move_file: { pool: "admin", sideEffect: "execute" },
@@ -145,6 +147,7 @@ describe("servers config", () => {
         domains: [],
         tools: {},
         tenants: [],
+        trust: "review",
       },
     ]);
   });

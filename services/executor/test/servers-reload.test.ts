@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpPool } from "../src/mcp-pool.js";
 import { loadServersConfig } from "../src/servers-config.js";
+import type { ServerConfig } from "../src/servers-config.js";
 import { reloadServers } from "../src/servers-reload.js";
 import type { ReloadDeps } from "../src/servers-reload.js";
 
@@ -19,6 +20,7 @@ describe("servers reload", () => {
   const served: string[][] = [];
   const published: string[][] = [];
   let deps: ReloadDeps;
+  let registered: ServerConfig[] = [];
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "switchyard-reload-"));
@@ -28,6 +30,7 @@ describe("servers reload", () => {
     deps = {
       file,
       env: {},
+      registered: () => registered,
       pool,
       approvals: { serve: async (servers) => void served.push(servers), drain: async () => undefined },
       publish: async (removed) => void published.push(removed),
@@ -87,6 +90,25 @@ describe("servers reload", () => {
     ]);
     assert.deepEqual(served.splice(0), [["memory"]]);
     assert.deepEqual(published.splice(0), [["everything"]]);
+  });
+
+  it("servers reload - registered servers run beside the file's; the file keeps a name both hold", async () => {
+    const everything = (await loadServersConfig(file, {})).servers[0]!;
+    const extra: ServerConfig = { transport: "stdio", command: "mcp-server-everything", args: [], env: {}, name: "extra", exclude: [], core: [], pool: "extra", domains: [], tools: {}, tenants: [], trust: "review" };
+    registered = [extra, { ...everything, name: "memory" }];
+    await reloadServers(deps);
+    const tools = pool.listTools().filter((tool) => tool.server === "extra").length;
+    assert.ok(tools > 0);
+    assert.deepEqual(take(), [
+      { level: "error", message: `registered MCP server memory left out: ${file} has a server of that name` },
+      { level: "info", message: `MCP server added: extra (${tools} tools)` },
+    ]);
+    assert.equal(pool.servers().find((server) => server.name === "extra")?.trust, "review");
+    registered = [];
+    await reloadServers(deps);
+    assert.deepEqual(take(), [{ level: "info", message: "MCP server removed: extra" }]);
+    served.splice(0);
+    published.splice(0);
   });
 
   it("servers reload - a server that cannot start is an error line; the others apply", async () => {

@@ -8,8 +8,10 @@ import type { JsonValue } from "@bufbuild/protobuf";
 import {
   AddExamplesResponseSchema,
   FeedbackResponseSchema,
+  ListServersResponseSchema,
   ListToolsResponseSchema,
   PacketSchema,
+  RegisterServerResponseSchema,
   RouteResponseSchema,
   SubmitPacketResponseSchema,
 } from "@switchyard/packet";
@@ -30,6 +32,7 @@ import { DEFAULT_MCP_OPTIONS, mcpDoor } from "./mcp-door.js";
 import type { McpDoorOptions } from "./mcp-door.js";
 import { DEFAULT_PROXY_SETTINGS, openAiProxy } from "./openai-proxy.js";
 import type { ProxySettings } from "./openai-proxy.js";
+import { serverRoutes } from "./server-routes.js";
 import { toolRoutes } from "./tool-routes.js";
 import { answerAfterUnreadBody } from "./unread-body.js";
 
@@ -58,6 +61,8 @@ const RESPONSE_MESSAGES: DescMessage[] = [
   ListToolsResponseSchema,
   FeedbackResponseSchema,
   AddExamplesResponseSchema,
+  RegisterServerResponseSchema,
+  ListServersResponseSchema,
 ];
 
 /** A response documented by a generated message schema; the body itself comes from protobuf-es `toJson`. */
@@ -130,6 +135,7 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
         { name: "route", description: "Which tools should this turn see" },
         { name: "packets", description: "The full flow: intent, route, select, review, execute, reinject" },
         { name: "tools", description: "The tool catalog" },
+        { name: "servers", description: "MCP servers registered at run time (admin keys)" },
         { name: "health", description: "Probes" },
       ],
       components: {
@@ -178,6 +184,7 @@ function routes(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox 
   return async (app) => {
     await guardApi(app, opts.auth, opts.rateLimit ?? { max: 0, windowMs: 1 });
     await app.register(toolRoutes(deps, opts));
+    await app.register(serverRoutes(deps));
     await app.register(mcpDoor(deps, opts.mcp ?? DEFAULT_MCP_OPTIONS));
     await app.register(openAiProxy(deps, opts.proxy ?? DEFAULT_PROXY_SETTINGS));
 

@@ -9,9 +9,10 @@ export const LOCAL_TENANT = "local";
 /** Shorter keys are guessable; 16 characters is the floor, a random 32 or more is the advice. */
 export const MIN_KEY_CHARS = 16;
 
-/** Who made a request: the tenant its API key belongs to. */
+/** Who made a request: the tenant its API key belongs to, and whether the key is an admin's (ADMIN_API_KEYS). */
 export interface Caller {
   tenant: string;
+  admin: boolean;
 }
 
 /** Why a request was refused: no credentials at all, or credentials that match no key. */
@@ -27,6 +28,7 @@ export interface Authenticator {
 interface StoredKey {
   digest: Buffer;
   tenant: string;
+  admin: boolean;
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
@@ -70,35 +72,37 @@ export function bearerToken(authorization: string | undefined): string | undefin
  * API keys checked in constant time: the presented key and every stored key are
  * compared as SHA-256 digests (equal lengths, so `timingSafeEqual` applies), and
  * every stored key is compared, so neither a key's length nor its position shows
- * in the time taken. Only digests stay in memory.
+ * in the time taken. Only digests stay in memory. The keys in `admins` are also
+ * admins' (they may register MCP servers).
  */
-export function apiKeyAuthenticator(keys: Map<string, string>): Authenticator {
-  const stored: StoredKey[] = [...keys].map(([key, tenant]) => ({ digest: sha256(key), tenant }));
+export function apiKeyAuthenticator(keys: Map<string, string>, admins: ReadonlySet<string> = new Set()): Authenticator {
+  const stored: StoredKey[] = [...keys].map(([key, tenant]) => ({ digest: sha256(key), tenant, admin: admins.has(key) }));
   return {
     required: true,
     authenticate(authorization) {
       const token = bearerToken(authorization);
       if (token === undefined) return authorization ? "invalid" : "missing";
       const digest = sha256(token);
-      let tenant: string | undefined;
+      let found: StoredKey | undefined;
       for (const key of stored) {
-        if (timingSafeEqual(key.digest, digest)) tenant ??= key.tenant;
+        if (timingSafeEqual(key.digest, digest)) found ??= key;
       }
-      return tenant === undefined ? "invalid" : { tenant };
+      return found === undefined ? "invalid" : { tenant: found.tenant, admin: found.admin };
     },
   };
 }
 
-/** Local mode: everyone is the local tenant. */
+/** Local mode: everyone is the local tenant, the one trusted user, and so an admin. */
 export const localAuthenticator: Authenticator = {
   required: false,
-  authenticate: () => ({ tenant: LOCAL_TENANT }),
+  authenticate: () => ({ tenant: LOCAL_TENANT, admin: true }),
 };
 
 export interface AuthSettings {
   AUTH: "keys" | "none";
   API_KEYS?: string;
   API_KEYS_FILE?: string;
+  ADMIN_API_KEYS?: string;
 }
 
 export interface ExposureSettings {
@@ -132,9 +136,9 @@ export function localModeExposure(settings: ExposureSettings): string | undefine
  * beside keys is refused too, so a key set is never silently ignored.
  */
 export function authenticatorFrom(settings: AuthSettings, readFile = (path: string) => readFileSync(path, "utf8")): Authenticator {
-  const given = settings.API_KEYS !== undefined || settings.API_KEYS_FILE !== undefined;
+  const given = settings.API_KEYS !== undefined || settings.API_KEYS_FILE !== undefined || settings.ADMIN_API_KEYS !== undefined;
   if (settings.AUTH === "none") {
-    if (given) throw new ConfigError("AUTH", "is none, but API_KEYS or API_KEYS_FILE is set; unset one or the other");
+    if (given) throw new ConfigError("AUTH", "is none, but API_KEYS, API_KEYS_FILE or ADMIN_API_KEYS is set; unset one or the other");
     return localAuthenticator;
   }
   const keys = new Map<string, string>();
@@ -154,11 +158,17 @@ export function authenticatorFrom(settings: AuthSettings, readFile = (path: stri
     }
     add(parseApiKeys(text, "API_KEYS_FILE"), "API_KEYS_FILE");
   }
+  const admins = new Set<string>();
+  if (settings.ADMIN_API_KEYS !== undefined) {
+    const adminKeys = parseApiKeys(settings.ADMIN_API_KEYS, "ADMIN_API_KEYS");
+    add(adminKeys, "ADMIN_API_KEYS");
+    for (const key of adminKeys.keys()) admins.add(key);
+  }
   if (keys.size === 0) {
     throw new ConfigError(
       "API_KEYS",
       "no API keys: set API_KEYS (key:tenant,…) or API_KEYS_FILE, or AUTH=none for local mode without keys",
     );
   }
-  return apiKeyAuthenticator(keys);
+  return apiKeyAuthenticator(keys, admins);
 }

@@ -45,6 +45,11 @@ export const configSchema = {
       description: "Local mode (AUTH=none) on an HTTP_HOST other than loopback: refused unless true, and then every start warns",
     },
     API_KEYS_FILE: { type: "string", minLength: 1, description: "A file of key:tenant entries, one per line or comma-separated" },
+    ADMIN_API_KEYS: {
+      type: "string",
+      minLength: 1,
+      description: "Admins' API keys, key:tenant,…: they act as their tenant and may also register MCP servers (POST /v1/servers)",
+    },
     RATE_LIMIT_MAX: {
       type: "integer",
       minimum: 0,
@@ -137,6 +142,7 @@ export interface Config {
   /** @default false */
   ALLOW_UNAUTHENTICATED_REMOTE: boolean;
   API_KEYS_FILE?: string;
+  ADMIN_API_KEYS?: string;
   RATE_LIMIT_MAX?: number;
   /** @default 60000 */
   RATE_LIMIT_WINDOW_MS: number;

@@ -1,5 +1,5 @@
 import type { CallInput } from "./direct-call.js";
-import type { AddExamplesResponse, FeedbackResponse, Packet, RoutingCandidate, ToolDefinition, Turn } from "@switchyard/packet";
+import type { AddExamplesResponse, FeedbackResponse, Packet, RegisteredServer, RoutingCandidate, ToolDefinition, Turn } from "@switchyard/packet";
 
 /** A validated request for the full packet flow, as both front doors (HTTP and gRPC) hand it over. */
 export interface SubmitInput {
@@ -103,12 +103,26 @@ export interface GatewayDeps {
   addExamples(tenant: string, tool: string, examples: string[]): Promise<AddExamplesResponse>;
   /** Pins an MCP tool of the tenant's (or a shared one)'s current definition and lifts its quarantine; GatewayError "not_found" for no such tool. */
   approveTool(tenant: string, name: string): Promise<ToolDefinition>;
+  /**
+   * Registers an MCP server for every executor to run (an admin's request; the caller checks).
+   * Waits up to the wait timeout for the executors to list its tools into the catalog and
+   * answers them ([] when none were listed in time). GatewayError "conflict" for a name
+   * already registered or one of a server in switchyard.yaml.
+   */
+  registerServer(server: RegisteredServer): Promise<{ server: RegisteredServer; tools: ToolDefinition[] }>;
+  /** The servers registered at run time, by name. */
+  listServers(): Promise<RegisteredServer[]>;
+  /** Unregisters a server: the executors stop it and retire its tools. GatewayError "not_found" for a name not registered. */
+  removeServer(name: string): Promise<void>;
   /** True once the gateway can take requests (bus connected, streams there); drives /readyz. */
   isReady(): boolean;
 }
 
-/** `upstream`: a server the gateway forwards to (the proxy's model) did not answer. */
-export type GatewayErrorCode = "not_found" | "conflict" | "unavailable" | "invalid" | "limited" | "upstream";
+/**
+ * `upstream`: a server the gateway forwards to (the proxy's model) did not answer;
+ * `forbidden`: the caller's key may not do this (an admin's is needed).
+ */
+export type GatewayErrorCode = "not_found" | "conflict" | "unavailable" | "invalid" | "limited" | "upstream" | "forbidden";
 
 /** An expected failure with a code that both front doors map to their own status (404/NOT_FOUND, …). */
 export class GatewayError extends Error {

@@ -15,6 +15,7 @@ export const ERROR_STATUS: Record<GatewayErrorCode, { http: number; grpc: GrpcSt
   invalid: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   upstream: { http: 502, grpc: GrpcStatus.UNAVAILABLE },
+  forbidden: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED },
 };
 
 /** Seconds a client is asked to wait after a 503 (NATS away) or a concurrency 429 before trying again. */

@@ -1,7 +1,7 @@
 // The gateway's HTTP and gRPC front doors on a started service; main.ts imports this
 // module only once tracing runs, so that @grpc/grpc-js loads instrumented.
 import { ServerCredentials } from "@grpc/grpc-js";
-import { CATALOG_BUCKET, EXAMPLES_BUCKET, MCP_SESSIONS_BUCKET, MCP_SESSIONS_TTL_MS, openBucket } from "@switchyard/bus";
+import { CATALOG_BUCKET, EXAMPLES_BUCKET, MCP_SESSIONS_BUCKET, MCP_SESSIONS_TTL_MS, openBucket, SERVERS_BUCKET } from "@switchyard/bus";
 import { listenOrExit } from "@switchyard/runtime";
 import type { ServiceContext } from "@switchyard/runtime";
 import { buildApp } from "./app.js";
@@ -32,6 +32,7 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, a
     catalog: await openBucket(service.nc, CATALOG_BUCKET, service.topology),
     examples: await openBucket(service.nc, EXAMPLES_BUCKET, service.topology),
     mcpSessions: await openBucket(service.nc, MCP_SESSIONS_BUCKET, service.topology, MCP_SESSIONS_TTL_MS),
+    servers: await openBucket(service.nc, SERVERS_BUCKET, service.topology),
     tracer: service.tracer,
     waitTimeoutMs: config.WAIT_TIMEOUT_MS,
     routeTimeoutMs: config.ROUTE_TIMEOUT_MS,

@@ -7,6 +7,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The caller's tenant, from its API key (or "local" in local mode); set before the body is read. */
     tenant: string;
+    /** Whether the caller's key is an admin's (ADMIN_API_KEYS; always in local mode). */
+    admin: boolean;
   }
 }
 
@@ -53,10 +55,12 @@ export function guardLoopbackHost(app: FastifyInstance): void {
  */
 export async function guardApi(app: FastifyInstance, auth: Authenticator, limit: RateLimitSettings): Promise<void> {
   app.decorateRequest("tenant", "");
+  app.decorateRequest("admin", false);
   app.addHook("onRequest", async (request, reply) => {
     const caller = auth.authenticate(request.headers.authorization);
     if (typeof caller === "object") {
       request.tenant = caller.tenant;
+      request.admin = caller.admin;
       return;
     }
     // RFC 6750: the challenge names the scheme, and the error when a key was given but is wrong.

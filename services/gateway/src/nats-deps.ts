@@ -54,6 +54,7 @@ import { finishedPacket } from "@switchyard/runtime";
 import { processMetrics } from "@switchyard/telemetry";
 import { approveCall, denyCall } from "./approvals.js";
 import { GatewayError, ownedBy } from "./deps.js";
+import { serverRegistry } from "./server-registry.js";
 import { requestToolApproval } from "./tool-approval.js";
 import type { GatewayDeps, GatewayErrorCode } from "./deps.js";
 import type { LivePackets } from "./live-packets.js";
@@ -68,6 +69,8 @@ export interface NatsDepsOptions {
   examples: KV;
   /** The MCP door's sessions (MCP_SESSIONS_BUCKET). */
   mcpSessions: KV;
+  /** MCP servers registered at run time (SERVERS_BUCKET). */
+  servers: KV;
   tracer: Tracer;
   /**
    * How long a waiting request waits for its packet before answering 202; also how long
@@ -105,6 +108,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     upsert: (tool) => tools.set(catalogKey(tool.name), tool),
     remove: (key) => tools.delete(key),
   });
+  const registry = serverRegistry({ bucket: options.servers, catalog: () => tools.values(), waitMs: options.waitTimeoutMs });
   // Stored examples by catalog key, shown with the tools (the router indexes them the same way).
   const examples = new Map<string, string[]>();
   const exampleFollower = await followExamples(options.examples, {
@@ -323,6 +327,10 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       const reply = await askRouter(EXAMPLES_SUBJECT, toBinary(AddExamplesRequestSchema, request));
       return fromBinary(AddExamplesResponseSchema, reply);
     }),
+
+    registerServer: (server) => whileNatsAvailable(availability, () => registry.registerServer(server)),
+    listServers: () => whileNatsAvailable(availability, () => registry.listServers()),
+    removeServer: (name) => whileNatsAvailable(availability, () => registry.removeServer(name)),
 
     approveTool: (tenant, name) => whileNatsAvailable(availability, () => {
       // Another tenant's tool is as unknown to this one as a tool that does not exist (the executor's words for that).

@@ -29,7 +29,7 @@ const MAX_ID_CHARS = 128;
 const MAX_TOOL_NAME_CHARS = 256;
 const MAX_REASON_CHARS = 2000;
 /** Longest pool or domain name. */
-const MAX_GROUP_CHARS = 128;
+export const MAX_GROUP_CHARS = 128;
 /** Most examples one request may add. */
 export const MAX_EXAMPLES_PER_REQUEST = 50;
 

@@ -495,9 +495,11 @@ describe("gateway http - OpenAPI", () => {
     assert.deepEqual(
       [...listed].sort(),
       [
+        "DELETE /v1/servers/{name}",
         "GET /healthz",
         "GET /readyz",
         "GET /v1/packets/{packetId}",
+        "GET /v1/servers",
         "GET /v1/tools",
         "POST /v1/calls",
         "POST /v1/chat/completions",
@@ -506,6 +508,7 @@ describe("gateway http - OpenAPI", () => {
         "POST /v1/packets/{packetId}/deny",
         "POST /v1/packets/{packetId}/feedback",
         "POST /v1/route",
+        "POST /v1/servers",
         "POST /v1/tools/{name}/approve",
         "POST /v1/tools/{name}/examples",
       ],

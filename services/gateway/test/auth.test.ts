@@ -44,8 +44,8 @@ describe("gateway auth", () => {
   it("gateway auth - a key names its tenant; a missing key and a wrong key are told apart", () => {
     const auth = apiKeyAuthenticator(new Map([[KEY_A, "a"], [KEY_B, "b"]]));
     assert.equal(auth.required, true);
-    assert.deepEqual(auth.authenticate(`Bearer ${KEY_A}`), { tenant: "a" });
-    assert.deepEqual(auth.authenticate(`Bearer ${KEY_B}`), { tenant: "b" });
+    assert.deepEqual(auth.authenticate(`Bearer ${KEY_A}`), { tenant: "a", admin: false });
+    assert.deepEqual(auth.authenticate(`Bearer ${KEY_B}`), { tenant: "b", admin: false });
     assert.equal(auth.authenticate(undefined), "missing");
     assert.equal(auth.authenticate(""), "missing");
     assert.equal(auth.authenticate(`Bearer ${KEY_A}x`), "invalid");
@@ -60,7 +60,7 @@ describe("gateway auth", () => {
   it("gateway auth - AUTH=none is local mode: every caller is the local tenant; keys beside it are refused", () => {
     const local = authenticatorFrom({ AUTH: "none" });
     assert.equal(local.required, false);
-    assert.deepEqual(local.authenticate(undefined), { tenant: LOCAL_TENANT });
+    assert.deepEqual(local.authenticate(undefined), { tenant: LOCAL_TENANT, admin: true }, "the one local user is the admin");
     throwsNaming(() => authenticatorFrom({ AUTH: "none", API_KEYS: `${KEY_A}:a` }), "AUTH", /API_KEYS/);
   });
 
@@ -75,6 +75,16 @@ describe("gateway auth", () => {
     assert.equal(localModeExposure({ AUTH: "keys", HTTP_HOST: "0.0.0.0", ALLOW_UNAUTHENTICATED_REMOTE: false }), undefined, "keys: any address");
   });
 
+  it("gateway auth - ADMIN_API_KEYS are keys of their tenant that are also admins'; alone they are enough, in both lists refused", () => {
+    const auth = authenticatorFrom({ AUTH: "keys", API_KEYS: `${KEY_A}:a`, ADMIN_API_KEYS: `${KEY_B}:ops` });
+    assert.deepEqual(auth.authenticate(`Bearer ${KEY_A}`), { tenant: "a", admin: false });
+    assert.deepEqual(auth.authenticate(`Bearer ${KEY_B}`), { tenant: "ops", admin: true });
+    assert.deepEqual(authenticatorFrom({ AUTH: "keys", ADMIN_API_KEYS: `${KEY_B}:ops` }).authenticate(`Bearer ${KEY_B}`), { tenant: "ops", admin: true });
+    throwsNaming(() => authenticatorFrom({ AUTH: "keys", API_KEYS: `${KEY_B}:a`, ADMIN_API_KEYS: `${KEY_B}:ops` }), "ADMIN_API_KEYS", /repeats a key/);
+    throwsNaming(() => authenticatorFrom({ AUTH: "keys", ADMIN_API_KEYS: "short:ops" }), "ADMIN_API_KEYS", /shorter than 16/);
+    throwsNaming(() => authenticatorFrom({ AUTH: "none", ADMIN_API_KEYS: `${KEY_B}:ops` }), "AUTH", /ADMIN_API_KEYS/);
+  });
+
   it("gateway auth - API_KEYS and API_KEYS_FILE add up; an unreadable file or a key in both is refused", () => {
     const files: Record<string, string> = { "/keys": `${KEY_B}:b\n` };
     const read = (path: string) => {
@@ -83,8 +93,8 @@ describe("gateway auth", () => {
       return text;
     };
     const auth = authenticatorFrom({ AUTH: "keys", API_KEYS: `${KEY_A}:a`, API_KEYS_FILE: "/keys" }, read);
-    assert.deepEqual(auth.authenticate(`Bearer ${KEY_A}`), { tenant: "a" });
-    assert.deepEqual(auth.authenticate(`Bearer ${KEY_B}`), { tenant: "b" });
+    assert.deepEqual(auth.authenticate(`Bearer ${KEY_A}`), { tenant: "a", admin: false });
+    assert.deepEqual(auth.authenticate(`Bearer ${KEY_B}`), { tenant: "b", admin: false });
     throwsNaming(() => authenticatorFrom({ AUTH: "keys", API_KEYS_FILE: "/nope" }, read), "API_KEYS_FILE", /cannot be read/);
     throwsNaming(
       () => authenticatorFrom({ AUTH: "keys", API_KEYS: `${KEY_B}:a`, API_KEYS_FILE: "/keys" }, read),

@@ -17,7 +17,7 @@ import {
   toValue,
   toolVisibleTo,
 } from "@switchyard/packet";
-import type { Packet, ToolDefinition } from "@switchyard/packet";
+import type { Packet, RegisteredServer, ToolDefinition } from "@switchyard/packet";
 import { approveCall, denyCall } from "../src/approvals.js";
 import { callPacket, resolveTool } from "../src/direct-call.js";
 import { withShown } from "../src/mcp-session.js";
@@ -228,6 +228,23 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     const tool = this.tools.find((t) => t.name === name && t.server !== "" && toolVisibleTo(t, tenant));
     if (!tool) throw new GatewayError("not_found", `no MCP tool ${name}`);
     return create(ToolDefinitionSchema, { ...tool, pinHash: "f".repeat(64), quarantined: false });
+  }
+
+  /** Registered servers by name; a registration lists the catalog's tools of that server, as executors would. */
+  readonly servers = new Map<string, RegisteredServer>();
+
+  async registerServer(server: RegisteredServer) {
+    if (this.servers.has(server.name)) throw new GatewayError("conflict", `MCP server ${server.name} is registered already`, "name");
+    this.servers.set(server.name, server);
+    return { server, tools: this.tools.filter((t) => t.server === server.name) };
+  }
+
+  async listServers() {
+    return [...this.servers.values()];
+  }
+
+  async removeServer(name: string) {
+    if (!this.servers.delete(name)) throw new GatewayError("not_found", `no MCP server ${name} is registered`);
   }
 
   isReady() {

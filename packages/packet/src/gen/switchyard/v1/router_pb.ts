@@ -5,9 +5,10 @@
 
 // The public API, served over gRPC by the gateway and mirrored over HTTP.
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Packet, PacketSchema, RoutingCandidate, ToolDefinition, Turn } from "./packet_pb.js";
 import { file_switchyard_v1_packet } from "./packet_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
@@ -16,7 +17,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/router.proto.
  */
 export const file_switchyard_v1_router: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSKrAQoTU3VibWl0UGFja2V0UmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSJAoHaGlzdG9yeRgDIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b29scxgEIAMoCRIRCgR3YWl0GAUgASgISACIAQESDQoFcG9vbHMYBiADKAkSDwoHZG9tYWlucxgHIAMoCUIHCgVfd2FpdCKOAQoRU3VibWl0Q2FsbFJlcXVlc3QSDAoEdG9vbBgBIAEoCRIqCglhcmd1bWVudHMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg8KB21lc3NhZ2UYAyABKAkSEgoKc2Vzc2lvbl9pZBgEIAEoCRIRCgR3YWl0GAUgASgISACIAQFCBwoFX3dhaXQiYgoUU3VibWl0UGFja2V0UmVzcG9uc2USEQoJcGFja2V0X2lkGAEgASgJEhAKCGZpbmlzaGVkGAIgASgIEiUKBnBhY2tldBgDIAEoCzIVLnN3aXRjaHlhcmQudjEuUGFja2V0IiUKEEdldFBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJIjwKFEFwcHJvdmVQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkiNgoRRGVueVBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSISChBMaXN0VG9vbHNSZXF1ZXN0IkEKEUxpc3RUb29sc1Jlc3BvbnNlEiwKBXRvb2xzGAEgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiJUCg9GZWVkYmFja1JlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJEhQKB2NvcnJlY3QYAiABKAhIAIgBARIMCgR0b29sGAMgASgJQgoKCF9jb3JyZWN0IlwKEEZlZWRiYWNrUmVzcG9uc2USEQoJcGFja2V0X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhQKDHJlbW92ZWRfZnJvbRgDIAEoCRIQCghhZGRlZF90bxgEIAEoCSI0ChJBZGRFeGFtcGxlc1JlcXVlc3QSDAoEdG9vbBgBIAEoCRIQCghleGFtcGxlcxgCIAMoCSJEChNBZGRFeGFtcGxlc1Jlc3BvbnNlEgwKBHRvb2wYASABKAkSDQoFYWRkZWQYAiABKA0SEAoIZXhhbXBsZXMYAyADKAkihgEKEFJhbmtUb29sc1JlcXVlc3QSDwoHbWVzc2FnZRgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEg0KBXRvcF9rGAMgASgNEiwKBXRvb2xzGAQgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiJIChFSYW5rVG9vbHNSZXNwb25zZRIzCgpjYW5kaWRhdGVzGAEgAygLMh8uc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlIhsKCk1jcFNlc3Npb24SDQoFdG9vbHMYASADKAkyxgUKBlJvdXRlchJCCgVSb3V0ZRIbLnN3aXRjaHlhcmQudjEuUm91dGVSZXF1ZXN0Ghwuc3dpdGNoeWFyZC52MS5Sb3V0ZVJlc3BvbnNlElcKDFN1Ym1pdFBhY2tldBIiLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVxdWVzdBojLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVzcG9uc2USUwoKU3VibWl0Q2FsbBIgLnN3aXRjaHlhcmQudjEuU3VibWl0Q2FsbFJlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlc3BvbnNlEkMKCUdldFBhY2tldBIfLnN3aXRjaHlhcmQudjEuR2V0UGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0EksKDUFwcHJvdmVQYWNrZXQSIy5zd2l0Y2h5YXJkLnYxLkFwcHJvdmVQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSRQoKRGVueVBhY2tldBIgLnN3aXRjaHlhcmQudjEuRGVueVBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJOCglMaXN0VG9vbHMSHy5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1JlcXVlc3QaIC5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1Jlc3BvbnNlEksKCEZlZWRiYWNrEh4uc3dpdGNoeWFyZC52MS5GZWVkYmFja1JlcXVlc3QaHy5zd2l0Y2h5YXJkLnYxLkZlZWRiYWNrUmVzcG9uc2USVAoLQWRkRXhhbXBsZXMSIS5zd2l0Y2h5YXJkLnYxLkFkZEV4YW1wbGVzUmVxdWVzdBoiLnN3aXRjaHlhcmQudjEuQWRkRXhhbXBsZXNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_switchyard_v1_packet]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSKrAQoTU3VibWl0UGFja2V0UmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSJAoHaGlzdG9yeRgDIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b29scxgEIAMoCRIRCgR3YWl0GAUgASgISACIAQESDQoFcG9vbHMYBiADKAkSDwoHZG9tYWlucxgHIAMoCUIHCgVfd2FpdCKOAQoRU3VibWl0Q2FsbFJlcXVlc3QSDAoEdG9vbBgBIAEoCRIqCglhcmd1bWVudHMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg8KB21lc3NhZ2UYAyABKAkSEgoKc2Vzc2lvbl9pZBgEIAEoCRIRCgR3YWl0GAUgASgISACIAQFCBwoFX3dhaXQiYgoUU3VibWl0UGFja2V0UmVzcG9uc2USEQoJcGFja2V0X2lkGAEgASgJEhAKCGZpbmlzaGVkGAIgASgIEiUKBnBhY2tldBgDIAEoCzIVLnN3aXRjaHlhcmQudjEuUGFja2V0IiUKEEdldFBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJIjwKFEFwcHJvdmVQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkiNgoRRGVueVBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSISChBMaXN0VG9vbHNSZXF1ZXN0IkEKEUxpc3RUb29sc1Jlc3BvbnNlEiwKBXRvb2xzGAEgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiJUCg9GZWVkYmFja1JlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJEhQKB2NvcnJlY3QYAiABKAhIAIgBARIMCgR0b29sGAMgASgJQgoKCF9jb3JyZWN0IlwKEEZlZWRiYWNrUmVzcG9uc2USEQoJcGFja2V0X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhQKDHJlbW92ZWRfZnJvbRgDIAEoCRIQCghhZGRlZF90bxgEIAEoCSI0ChJBZGRFeGFtcGxlc1JlcXVlc3QSDAoEdG9vbBgBIAEoCRIQCghleGFtcGxlcxgCIAMoCSJEChNBZGRFeGFtcGxlc1Jlc3BvbnNlEgwKBHRvb2wYASABKAkSDQoFYWRkZWQYAiABKA0SEAoIZXhhbXBsZXMYAyADKAkihgEKEFJhbmtUb29sc1JlcXVlc3QSDwoHbWVzc2FnZRgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEg0KBXRvcF9rGAMgASgNEiwKBXRvb2xzGAQgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiJIChFSYW5rVG9vbHNSZXNwb25zZRIzCgpjYW5kaWRhdGVzGAEgAygLMh8uc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlIhsKCk1jcFNlc3Npb24SDQoFdG9vbHMYASADKAki8AIKEFJlZ2lzdGVyZWRTZXJ2ZXISDAoEbmFtZRgBIAEoCRILCgN1cmwYAiABKAkSDAoEcG9vbBgDIAEoCRIPCgdkb21haW5zGAQgAygJEg8KB3RlbmFudHMYBSADKAkSNAoFdHJ1c3QYBiABKA4yJS5zd2l0Y2h5YXJkLnYxLlJlZ2lzdGVyZWRTZXJ2ZXIuVHJ1c3QSPQoHaGVhZGVycxgHIAMoCzIsLnN3aXRjaHlhcmQudjEuUmVnaXN0ZXJlZFNlcnZlci5IZWFkZXJzRW50cnkSFQoNcmVnaXN0ZXJlZF9ieRgIIAEoCRIxCg1yZWdpc3RlcmVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIiCgVUcnVzdBINCglGSVJTVF9VU0UQABIKCgZSRVZJRVcQASJHChNMaXN0U2VydmVyc1Jlc3BvbnNlEjAKB3NlcnZlcnMYASADKAsyHy5zd2l0Y2h5YXJkLnYxLlJlZ2lzdGVyZWRTZXJ2ZXIidwoWUmVnaXN0ZXJTZXJ2ZXJSZXNwb25zZRIvCgZzZXJ2ZXIYASABKAsyHy5zd2l0Y2h5YXJkLnYxLlJlZ2lzdGVyZWRTZXJ2ZXISLAoFdG9vbHMYAiADKAsyHS5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uMsYFCgZSb3V0ZXISQgoFUm91dGUSGy5zd2l0Y2h5YXJkLnYxLlJvdXRlUmVxdWVzdBocLnN3aXRjaHlhcmQudjEuUm91dGVSZXNwb25zZRJXCgxTdWJtaXRQYWNrZXQSIi5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlc3BvbnNlElMKClN1Ym1pdENhbGwSIC5zd2l0Y2h5YXJkLnYxLlN1Ym1pdENhbGxSZXF1ZXN0GiMuc3dpdGNoeWFyZC52MS5TdWJtaXRQYWNrZXRSZXNwb25zZRJDCglHZXRQYWNrZXQSHy5zd2l0Y2h5YXJkLnYxLkdldFBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJLCg1BcHByb3ZlUGFja2V0EiMuc3dpdGNoeWFyZC52MS5BcHByb3ZlUGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0EkUKCkRlbnlQYWNrZXQSIC5zd2l0Y2h5YXJkLnYxLkRlbnlQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSTgoJTGlzdFRvb2xzEh8uc3dpdGNoeWFyZC52MS5MaXN0VG9vbHNSZXF1ZXN0GiAuc3dpdGNoeWFyZC52MS5MaXN0VG9vbHNSZXNwb25zZRJLCghGZWVkYmFjaxIeLnN3aXRjaHlhcmQudjEuRmVlZGJhY2tSZXF1ZXN0Gh8uc3dpdGNoeWFyZC52MS5GZWVkYmFja1Jlc3BvbnNlElQKC0FkZEV4YW1wbGVzEiEuc3dpdGNoeWFyZC52MS5BZGRFeGFtcGxlc1JlcXVlc3QaIi5zd2l0Y2h5YXJkLnYxLkFkZEV4YW1wbGVzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchyard_v1_packet]);
 
 /**
  * @generated from message switchyard.v1.RouteRequest
@@ -508,6 +509,152 @@ export type McpSession = Message<"switchyard.v1.McpSession"> & {
  */
 export const McpSessionSchema: GenMessage<McpSession> = /*@__PURE__*/
   messageDesc(file_switchyard_v1_router, 16);
+
+/**
+ * An MCP server registered at run time (POST /v1/servers), in the switchyard-servers
+ * bucket under its name. Every executor runs it beside the servers of its switchyard.yaml
+ * and lists its tools into the catalog, where the router finds them.
+ *
+ * @generated from message switchyard.v1.RegisteredServer
+ */
+export type RegisteredServer = Message<"switchyard.v1.RegisteredServer"> & {
+  /**
+   * The first half of its tools' catalog names ("<name>.<tool>").
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Its MCP streamable HTTP endpoint.
+   *
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * The pool (seed 004) of its tools; its name when empty.
+   *
+   * @generated from field: string pool = 3;
+   */
+  pool: string;
+
+  /**
+   * Subject domains (seed 003) of its tools.
+   *
+   * @generated from field: repeated string domains = 4;
+   */
+  domains: string[];
+
+  /**
+   * The tenants that may see and call its tools; empty: every tenant.
+   *
+   * @generated from field: repeated string tenants = 5;
+   */
+  tenants: string[];
+
+  /**
+   * @generated from field: switchyard.v1.RegisteredServer.Trust trust = 6;
+   */
+  trust: RegisteredServer_Trust;
+
+  /**
+   * Sent with every request to the server (an Authorization of its own). The gateway
+   * never answers them back: their values are replaced by "redacted".
+   *
+   * @generated from field: map<string, string> headers = 7;
+   */
+  headers: { [key: string]: string };
+
+  /**
+   * The tenant of the admin key that registered it, and when.
+   *
+   * @generated from field: string registered_by = 8;
+   */
+  registeredBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp registered_at = 9;
+   */
+  registeredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.RegisteredServer.
+ * Use `create(RegisteredServerSchema)` to create a new message.
+ */
+export const RegisteredServerSchema: GenMessage<RegisteredServer> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 17);
+
+/**
+ * How the server's tools are first taken into the catalog.
+ *
+ * @generated from enum switchyard.v1.RegisteredServer.Trust
+ */
+export enum RegisteredServer_Trust {
+  /**
+   * Pinned as first served, like a server of switchyard.yaml: a tool with hidden
+   * instructions, or one changed later, is quarantined until approved.
+   *
+   * @generated from enum value: FIRST_USE = 0;
+   */
+  FIRST_USE = 0,
+
+  /**
+   * Every tool is quarantined until approved (POST /v1/tools/{name}/approve).
+   *
+   * @generated from enum value: REVIEW = 1;
+   */
+  REVIEW = 1,
+}
+
+/**
+ * Describes the enum switchyard.v1.RegisteredServer.Trust.
+ */
+export const RegisteredServer_TrustSchema: GenEnum<RegisteredServer_Trust> = /*@__PURE__*/
+  enumDesc(file_switchyard_v1_router, 17, 0);
+
+/**
+ * @generated from message switchyard.v1.ListServersResponse
+ */
+export type ListServersResponse = Message<"switchyard.v1.ListServersResponse"> & {
+  /**
+   * @generated from field: repeated switchyard.v1.RegisteredServer servers = 1;
+   */
+  servers: RegisteredServer[];
+};
+
+/**
+ * Describes the message switchyard.v1.ListServersResponse.
+ * Use `create(ListServersResponseSchema)` to create a new message.
+ */
+export const ListServersResponseSchema: GenMessage<ListServersResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 18);
+
+/**
+ * POST /v1/servers: the server as registered (header values redacted), and the tools
+ * the executors listed for it into the catalog while the request waited.
+ *
+ * @generated from message switchyard.v1.RegisterServerResponse
+ */
+export type RegisterServerResponse = Message<"switchyard.v1.RegisterServerResponse"> & {
+  /**
+   * @generated from field: switchyard.v1.RegisteredServer server = 1;
+   */
+  server?: RegisteredServer | undefined;
+
+  /**
+   * @generated from field: repeated switchyard.v1.ToolDefinition tools = 2;
+   */
+  tools: ToolDefinition[];
+};
+
+/**
+ * Describes the message switchyard.v1.RegisterServerResponse.
+ * Use `create(RegisterServerResponseSchema)` to create a new message.
+ */
+export const RegisterServerResponseSchema: GenMessage<RegisterServerResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 19);
 
 /**
  * @generated from service switchyard.v1.Router
