@@ -19,7 +19,7 @@ export function serverConfigOf(server: RegisteredServer): HttpServerConfig {
     url: server.url,
     headers: { ...server.headers },
     exclude: [],
-    core: [],
+    core: [...server.core],
     pool: server.pool || server.name,
     domains: [...server.domains],
     tools: {},

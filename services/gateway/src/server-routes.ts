@@ -34,6 +34,9 @@ const registration = Type.Object(
     domains: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: MAX_GROUP_CHARS }), { maxItems: 32, uniqueItems: true, description: "Subject domains of its tools (seed 003)" }),
     ),
+    core: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 256, uniqueItems: true, description: "Its tools always offered, by the names the server lists them under" }),
+    ),
     tenants: Type.Optional(
       Type.Array(Type.String({ pattern: TENANT_PATTERN.source }), { maxItems: 256, uniqueItems: true, description: "The tenants that may see and call its tools; absent: every tenant" }),
     ),
@@ -140,6 +143,7 @@ function registeredServer(body: Static<typeof registration>, tenant: string): Re
     url: body.url,
     pool: body.pool ?? "",
     domains: body.domains ?? [],
+    core: body.core ?? [],
     tenants: body.tenants ?? [],
     trust: body.trust === "review" ? RegisteredServer_Trust.REVIEW : RegisteredServer_Trust.FIRST_USE,
     headers: body.headers ?? {},
