@@ -1,5 +1,5 @@
 // ESLint flat config: typescript-eslint's type-aware rules, plus the three
-// rules STYLE.md asks for (consistent type imports, no floating promises, no import cycles).
+// rules CONTRIBUTING.md names (consistent type imports, no floating promises, no import cycles).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import importX from "eslint-plugin-import-x";

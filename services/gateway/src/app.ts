@@ -78,7 +78,7 @@ function errorResponse(description: string) {
 const UNLOGGED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /**
- * The HTTP API. main.ts listens on it; tests call `app.inject()`. Bodies are
+ * The HTTP API. front-doors.ts listens on it; tests call `app.inject()`. Bodies are
  * validated by the TypeBox schemas in requests.ts, which also make the OpenAPI
  * document served at /docs/json (Swagger UI at /docs).
  */

@@ -55,7 +55,7 @@ export interface RouteOutput {
 /**
  * Everything the gateway needs from the rest of the fleet. The HTTP app and the
  * gRPC server only validate, call these and convert the answers; the
- * implementation over NATS lives in main.ts.
+ * implementation over NATS lives in nats-deps.ts.
  *
  * Methods report expected failures by throwing a {@link GatewayError}; any
  * other error is answered as an internal error without its details.

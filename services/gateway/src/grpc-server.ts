@@ -30,7 +30,7 @@ export interface GrpcServerOptions extends GatewayLimits {
 
 /**
  * The gRPC API (switchyard.v1.Router) and the standard health service, not yet
- * bound: main.ts calls `server.bindAsync`, and on shutdown sets the health
+ * bound: front-doors.ts calls `server.bindAsync`, and on shutdown sets the health
  * status to NOT_SERVING before `server.tryShutdown`.
  */
 export function buildGrpcServer(
