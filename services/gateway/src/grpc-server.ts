@@ -1,7 +1,7 @@
 import type { MessageShape } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
-import { grpcServiceDefinition } from "@switchyard/grpc";
+import { addReflection, grpcServiceDefinition } from "@switchyard/grpc";
 import { Router } from "@switchyard/packet";
 import type { Authenticator } from "./auth.js";
 import { GatewayError } from "./deps.js";
@@ -29,7 +29,7 @@ export interface GrpcServerOptions extends GatewayLimits {
 }
 
 /**
- * The gRPC API (switchyard.v1.Router) and the standard health service, not yet
+ * The gRPC API (switchyard.v1.Router), server reflection and the standard health service, not yet
  * bound: front-doors.ts calls `server.bindAsync`, and on shutdown sets the health
  * status to NOT_SERVING before `server.tryShutdown`.
  */
@@ -46,6 +46,8 @@ export function buildGrpcServer(
     implementation[name] = unary(opts.auth, handler);
   }
   server.addService(grpcServiceDefinition(Router), implementation);
+  // Open like /docs: it describes the API, and every call of it still needs a key.
+  addReflection(server, [Router]);
 
   const health = new HealthImplementation({ "": "SERVING", [ROUTER_SERVICE_NAME]: "SERVING" });
   health.addToServer(server);
