@@ -4,6 +4,7 @@
  * twice in one packet is caught, seed 002's repetition detection).
  */
 import { createHash } from "node:crypto";
+import canonicalize from "canonicalize";
 import { create } from "@bufbuild/protobuf";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
@@ -11,14 +12,13 @@ import { ApprovalSchema, ToolCallSchema } from "./gen/switchyard/v1/packet_pb.js
 import type { Packet, ToolCall } from "./gen/switchyard/v1/packet_pb.js";
 import { routingOf } from "./packet.js";
 
-/** JSON with the keys of every object sorted: equal values give equal text. */
+/**
+ * JSON in the RFC 8785 canonical form (`canonicalize`): object keys sorted, numbers and
+ * strings written one way, so equal values give equal text. (Strings that went through a
+ * packet are well-formed; the canonical form refuses lone surrogates.)
+ */
 export function canonicalJson(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] ?? null)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
+  return canonicalize(value) ?? "null";
 }
 
 /** sha256 (hex) of the tool's name and its arguments as canonical JSON. */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { toolVisibleTo } from "@switchyard/packet";
+import { canonicalJson, ownToolName, toolVisibleTo } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { Bm25Index, DEFAULT_BM25 } from "./bm25.js";
 import type { Bm25Params, QueryTerm } from "./bm25.js";
@@ -162,8 +162,8 @@ interface Entry {
 
 /** A content hash over what is indexed (name, description, input schema, examples); key order does not matter. */
 export function toolContentHash(tool: ToolDefinition): string {
-  const content = [tool.name, tool.description, canonical(tool.inputSchema ?? {}), tool.examples];
-  return createHash("sha256").update(JSON.stringify(content)).digest("hex");
+  const content = canonicalJson([tool.name, tool.description, tool.inputSchema ?? {}, tool.examples]);
+  return createHash("sha256").update(content).digest("hex");
 }
 
 /**
@@ -250,7 +250,7 @@ export class EmbeddedIndex implements ToolIndex {
         if (entry?.hash === hash) {
           // same content, but pool, core flag, side effect or server may have changed: keep the new definition
           entry.tool = tool;
-          this.names.set(tool.name, tokenize(ownName(tool)));
+          this.names.set(tool.name, tokenize(ownToolName(tool)));
           continue;
         }
         changed.push({ tool, hash, texts: this.textsOf(tool) });
@@ -269,7 +269,7 @@ export class EmbeddedIndex implements ToolIndex {
         this.entries.set(c.tool.name, { tool: c.tool, hash: c.hash, vectors: own, examples });
         this.packed = undefined;
         this.sparse.set(c.tool.name, this.termsOf(c.tool));
-        this.names.set(c.tool.name, tokenize(ownName(c.tool)));
+        this.names.set(c.tool.name, tokenize(ownToolName(c.tool)));
       }
       return changed.length;
     });
@@ -467,22 +467,5 @@ function requestLines(query: string): string[] {
   return lines.length > 1 ? lines : [];
 }
 
-/** The tool's own name, without the "<server>." prefix that all tools of a server share. */
-function ownName(tool: ToolDefinition): string {
-  if (tool.serverToolName) return tool.serverToolName;
-  return tool.server && tool.name.startsWith(`${tool.server}.`) ? tool.name.slice(tool.server.length + 1) : tool.name;
-}
 
 
-/** JSON with object keys sorted, so that equal schemas hash equal whatever order their keys came in. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
-}

@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { givenAnnotations, ToolDefinition_SideEffect } from "@switchyard/packet";
+import { givenAnnotations, ownToolName, ToolDefinition_SideEffect } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 
 export const SEARCH_TOOLS = "search_tools";
@@ -134,7 +134,7 @@ export function metaTools(tools: readonly ToolDefinition[]): Tool[] {
 
 /** The tool of `pool` whose action (its name on its server, or its catalog name) is `action`. */
 export function poolTool(tools: readonly ToolDefinition[], pool: string, action: string): ToolDefinition | undefined {
-  return tools.find((t) => poolOf(t) === pool && (t.serverToolName === action || t.name === action));
+  return tools.find((t) => poolOf(t) === pool && (ownToolName(t) === action || t.name === action));
 }
 
 /** The pool a tool is reached through: its own, else its server's name. */
@@ -147,7 +147,7 @@ function poolDescription(tools: readonly ToolDefinition[]): string {
   for (const tool of tools) pools.set(poolOf(tool), [...(pools.get(poolOf(tool)) ?? []), tool]);
   const lines = [...pools.keys()].sort().flatMap((pool) => [
     `${pool}:`,
-    ...pools.get(pool)!.map((t) => `  - ${t.serverToolName || t.name}: ${summary(t.description)}`),
+    ...pools.get(pool)!.map((t) => `  - ${ownToolName(t)}: ${summary(t.description)}`),
   ]);
   return `Run one action of a pool of tools: {pool, action, params}. Pools and their actions:\n${lines.join("\n")}`;
 }

@@ -3,6 +3,7 @@
  * a request that both changes and looks at things ("read a.txt and delete it") loses 0.1,
  * since one tool can answer only part of it. It approves when the code checks found nothing.
  */
+import { clamp01 } from "@switchyard/packet";
 import { requestVerbs } from "@switchyard/request-text";
 import type { Review, ReviewRequest, Reviewer } from "./reviewer.js";
 
@@ -29,6 +30,3 @@ export function heuristicReview(request: ReviewRequest): Review {
   return { approved: false, confidence: clamp01(confidence), reasoning: `${notes.join("; ")}.` };
 }
 
-function clamp01(value: number): number {
-  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
-}

@@ -12,9 +12,9 @@
  * (TRUSTED_TOOLS) only skips the approval, it never turns a switched-off kind on.
  */
 import { parseList } from "@switchyard/config";
-import { ToolDefinition_SideEffect } from "@switchyard/packet";
+import { ownToolName, ToolDefinition_SideEffect } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
-import { changesThings, localToolName, nameWords, toolActions } from "@switchyard/request-text";
+import { changesThings, nameWords, toolActions } from "@switchyard/request-text";
 import type { Config } from "./config.js";
 
 export type PolicyAction = "execute" | "dry-run" | "await-approval";
@@ -69,11 +69,11 @@ const EXTRA_WRITE_WORDS = new Set(["set", "copy", "upload", "send", "post", "tog
  * arrives as READ; a name such as "delete_entities" must not slip through as a read. Never looser
  * than the catalog.
  */
-export function effectiveSideEffect(tool: Pick<ToolDefinition, "name" | "serverToolName" | "sideEffect">): {
+export function effectiveSideEffect(tool: Pick<ToolDefinition, "name" | "server" | "serverToolName" | "sideEffect">): {
   sideEffect: ToolDefinition_SideEffect;
   tightened: boolean;
 } {
-  const local = tool.serverToolName || localToolName(tool.name);
+  const local = ownToolName(tool);
   const words = nameWords(local);
   const actions = [...toolActions(local)];
   const implied = actions.includes("run") || words.some((w) => EXTRA_EXECUTE_WORDS.has(w))

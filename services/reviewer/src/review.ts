@@ -26,7 +26,9 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import {
   addReflection,
+  clamp01,
   finish,
+  ownToolName,
   Packet_State,
   repeatedCall,
   requestApproval,
@@ -208,7 +210,7 @@ function argumentFindings(tool: ToolDefinition, selected: SelectedTool): Finding
 function contradictionFindings(text: string, tool: ToolDefinition, sideEffect: ToolDefinition_SideEffect): Finding[] {
   const toolName = tool.name;
   const { changing, looking } = requestVerbs(text);
-  const namedActions = [...toolActions(tool.serverToolName || tool.name)];
+  const namedActions = [...toolActions(ownToolName(tool))];
   const readsByName = namedActions.length > 0 && !namedActions.some(changesThings);
   if (changing.length > 0 && looking.length === 0 && sideEffect === ToolDefinition_SideEffect.READ && readsByName) {
     return [{ kind: "contradiction", detail: `The request asks to ${unique(changing).join("/")}, but ${toolName} only reads.` }];
@@ -244,6 +246,3 @@ function unique(words: string[]): string[] {
   return [...new Set(words)];
 }
 
-function clamp01(value: number): number {
-  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
-}

@@ -51,10 +51,10 @@ describe("reviewer - effectiveSideEffect", () => {
     { name: "a write tool stays write", tool: toolDefinition("filesystem", "write_file"), sideEffect: WRITE, tightened: false },
     { name: "an unclassified delete tool is write", tool: { ...toolDefinition("memory", "delete_entities"), sideEffect: READ }, sideEffect: WRITE, tightened: true },
     { name: "an unclassified add tool is write", tool: { ...toolDefinition("memory", "add_observations"), sideEffect: READ }, sideEffect: WRITE, tightened: true },
-    { name: "an unclassified run tool is execute", tool: { name: "shell.run_command", serverToolName: "run_command", sideEffect: READ }, sideEffect: EXECUTE, tightened: true },
-    { name: "camelCase names are split", tool: { name: "tasks.deleteTask", serverToolName: "", sideEffect: READ }, sideEffect: WRITE, tightened: true },
-    { name: "a name is never looser than the catalog", tool: { name: "shell.list_processes", serverToolName: "list_processes", sideEffect: EXECUTE }, sideEffect: EXECUTE, tightened: false },
-    { name: "words inside other words do not count", tool: { name: "app.get_settings", serverToolName: "get_settings", sideEffect: READ }, sideEffect: READ, tightened: false },
+    { name: "an unclassified run tool is execute", tool: { name: "shell.run_command", server: "shell", serverToolName: "run_command", sideEffect: READ }, sideEffect: EXECUTE, tightened: true },
+    { name: "camelCase names are split", tool: { name: "tasks.deleteTask", server: "", serverToolName: "", sideEffect: READ }, sideEffect: WRITE, tightened: true },
+    { name: "a name is never looser than the catalog", tool: { name: "shell.list_processes", server: "shell", serverToolName: "list_processes", sideEffect: EXECUTE }, sideEffect: EXECUTE, tightened: false },
+    { name: "words inside other words do not count", tool: { name: "app.get_settings", server: "app", serverToolName: "get_settings", sideEffect: READ }, sideEffect: READ, tightened: false },
   ];
   for (const c of cases) {
     it(`reviewer - side effect: ${c.name}`, () => {

@@ -37,6 +37,7 @@
  *   - requiredFound: a call missing required arguments is less likely what the user meant.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
+import { canonicalJson, clamp01, ownToolName } from "@switchyard/packet";
 import type { RoutingCandidate } from "@switchyard/packet";
 import { asksForAnother, requestActions, scanMessage, toolActions } from "@switchyard/request-text";
 import type { Action, MessageScan } from "@switchyard/request-text";
@@ -107,7 +108,7 @@ export function scoreCandidates(request: SelectionRequest, config: Config): Scor
   const weights = [config.SELECTOR_WEIGHT_RETRIEVAL, config.SELECTOR_WEIGHT_ARGUMENTS, config.SELECTOR_WEIGHT_NAME] as const;
   const weightSum = weights[0] + weights[1] + weights[2] || 1;
 
-  const named = request.candidates.map((c) => toolNouns(localName(c)));
+  const named = request.candidates.map((c) => toolNouns(ownNameOf(c)));
   const someNounMentioned = named.some((nouns) => intersects(nouns, words));
   // "and the other one?" is the same action on another object: a tool that takes no argument has none to change.
   const wantsObject = asksForAnother(request.text);
@@ -121,7 +122,7 @@ export function scoreCandidates(request: SelectionRequest, config: Config): Scor
     const retrieval = maxScore > 1 ? candidate.score / maxScore : clamp01(candidate.score);
     const takesNothing = propertiesOf(schema).length === 0;
     const argumentFit = argumentFitOf(extraction, requiredCount, toolName) * (wantsObject && takesNothing ? NO_OBJECT_PENALTY : 1);
-    const actions = toolActions(localName(candidate));
+    const actions = toolActions(ownNameOf(candidate));
     const nouns = named[order]!;
     const nounMismatch = someNounMentioned && nouns.size > 0 && !intersects(nouns, words);
     const nameFit = verbFit(wanted, actions) * (nounMismatch ? NOUN_MISMATCH_PENALTY : 1);
@@ -161,7 +162,7 @@ export function rivalOf(ranked: ScoredCandidate[]): ScoredCandidate | undefined 
 function equivalent(a: ScoredCandidate, b: ScoredCandidate): boolean {
   if (a.candidate.tool?.sideEffect !== b.candidate.tool?.sideEffect) return false;
   if (a.actions.size === 0 || a.actions.size !== b.actions.size || [...a.actions].some((x) => !b.actions.has(x))) return false;
-  return canonical(a.extraction.args) === canonical(b.extraction.args);
+  return canonicalJson(a.extraction.args) === canonicalJson(b.extraction.args);
 }
 
 /** Extracts from the request; required properties it lacks are taken from the fallback texts, in order. */
@@ -224,33 +225,23 @@ function explain(s: ScoredCandidate, ranked: ScoredCandidate[]): string {
   return `${parts.join("; ")}.`;
 }
 
-/** The tool's own name ("read_text_file"), which carries its verbs and nouns. */
-function localName(candidate: RoutingCandidate): string {
-  return candidate.tool?.serverToolName || candidate.tool?.name || "";
-}
 
 function intersects<T>(a: Set<T>, b: Set<T>): boolean {
   for (const x of a) if (b.has(x)) return true;
   return false;
 }
 
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
 
 function asObject(value: unknown): JsonObject | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }
 
-function clamp01(value: number): number {
-  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
-}
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
+}
+
+/** The candidate's own tool name ("read_text_file"), which carries its verbs and nouns. */
+function ownNameOf(candidate: RoutingCandidate): string {
+  return candidate.tool ? ownToolName(candidate.tool) : "";
 }

@@ -13,7 +13,7 @@
  */
 import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { addReflection, contentOf, finish, Packet_State, routingOf, SelectedToolSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import { addReflection, clamp01, contentOf, finish, Packet_State, routingOf, SelectedToolSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, RoutingCandidate, SelectedTool, StageOutcome } from "@switchyard/packet";
 import { asksForAnother, otherObject, requestTexts } from "@switchyard/request-text";
 import { describeErrors, validateArguments } from "@switchyard/tool-schema";
@@ -177,6 +177,3 @@ function skipNoCandidates(packet: Packet): StageOutcome {
   return { done: true };
 }
 
-function clamp01(value: number): number {
-  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0;
-}
