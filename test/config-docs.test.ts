@@ -9,7 +9,7 @@ import { configSchema as selector } from "../services/selector/src/config.js";
 import { configSchema as reviewer } from "../services/reviewer/src/config.js";
 import { configSchema as executor } from "../services/executor/src/config.js";
 
-type Schema = { properties: Record<string, { type?: string; default?: unknown }> };
+type Schema = { properties: Record<string, object> };
 const SERVICES: [string, Schema][] = [
   ["gateway", gateway],
   ["intent", intent],
@@ -26,7 +26,8 @@ function row(doc: string, name: string): string | undefined {
 }
 
 function checkDocumented(doc: string, where: string, schema: Schema) {
-  for (const [name, spec] of Object.entries(schema.properties)) {
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const spec = property as { default?: unknown };
     const line = row(doc, name);
     assert.ok(line, `${name} is not documented in ${where}`);
     // An empty default is written "(none)" in the tables.

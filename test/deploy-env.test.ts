@@ -19,7 +19,7 @@ import { composeEnvironment, composeService, readEnvFile } from "./compose-file.
 import type { KubernetesObject } from "./deploy-schemas.js";
 import { kustomizeMissing, render } from "./kustomize.js";
 
-type Schema = { properties: Record<string, { type?: string; default?: unknown }> };
+type Schema = { properties: Record<string, object> };
 const OWN: Record<ServiceName, Schema> = { gateway, intent, "embedding-router": router, selector, reviewer, executor };
 /** The OpenTelemetry variables a deployment sets (the SDK reads the other OTEL_* ones when present). */
 const TRACING = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_SERVICE_NAME"];
@@ -42,7 +42,7 @@ function switchyardYamlVariables(): string[] {
 function variablesRead(service: ServiceName): Map<string, unknown> {
   const read = new Map<string, unknown>();
   for (const schema of [runtimeConfigSchema as unknown as Schema, OWN[service]]) {
-    for (const [name, spec] of Object.entries(schema.properties)) read.set(name, spec.default);
+    for (const [name, spec] of Object.entries(schema.properties)) read.set(name, (spec as { default?: unknown }).default);
   }
   for (const name of TRACING) read.set(name, undefined);
   if (service === "executor") for (const name of switchyardYamlVariables()) read.set(name, undefined);

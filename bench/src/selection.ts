@@ -19,7 +19,7 @@ import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 import type { Embedder } from "@switchyard/retrieval";
 import { readConfig } from "@switchyard/config";
 import { chooseSelector, configSchema as selectorConfigSchema, defaultConfig as selectorDefaults, heuristicSelector } from "@switchyard/selector";
-import type { Config as SelectorConfig, Selector } from "@switchyard/selector";
+import type { Selector } from "@switchyard/selector";
 import { round } from "./metrics.js";
 import { passEveryMessage, runToSelection } from "./pipeline.js";
 
@@ -68,7 +68,7 @@ export interface SelectionOptions {
  * packet's reflection says so, and those cases count as the model's.
  */
 export function selectorsForEval(env: Record<string, string | undefined> = process.env): Selector[] {
-  const config = readConfig<SelectorConfig>(selectorConfigSchema, env);
+  const config = readConfig(selectorConfigSchema, env);
   const heuristic = heuristicSelector(config);
   return config.SELECTOR_MODEL ? [heuristic, chooseSelector(config)] : [heuristic];
 }

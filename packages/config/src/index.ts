@@ -1,2 +1,1 @@
-export { ConfigError, parseList, readConfig } from "./read-config.js";
-export type { ConfigSchema } from "./read-config.js";
+export { ConfigError, defaultsOf, parseList, readConfig } from "./read-config.js";

@@ -1,17 +1,14 @@
 import { Ajv } from "ajv";
 import type { ErrorObject } from "ajv";
+import type { Static, TObject } from "typebox";
+import { Value } from "typebox/value";
 
 /**
- * A service's settings as a JSON schema over environment variable names:
- * `{ type: "object", additionalProperties: false, properties: { HTTP_PORT: { type: "integer", default: 8080 } } }`.
+ * A service's settings are one TypeBox schema over environment variable names, written once:
+ * `Type.Object({ HTTP_PORT: Type.Integer({ default: 8080, description: "…" }) }, { additionalProperties: false })`;
+ * its type is `Static<typeof schema>`, its defaults `defaultsOf(schema)`, and the settings
+ * tables of the READMEs are checked against it.
  */
-export interface ConfigSchema {
-  type: "object";
-  additionalProperties?: boolean;
-  properties: Record<string, Record<string, unknown>>;
-  required?: readonly string[];
-}
-
 export class ConfigError extends Error {
   constructor(
     /** The environment variable at fault. */
@@ -32,7 +29,7 @@ const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, str
  * rest of the environment never counts as an unknown key), applies defaults and
  * types, and throws a ConfigError naming the first bad variable.
  */
-export function readConfig<T>(schema: ConfigSchema, env: Record<string, string | undefined>): T {
+export function readConfig<S extends TObject>(schema: S, env: Record<string, string | undefined>): Static<S> {
   const values: Record<string, unknown> = {};
   for (const name of Object.keys(schema.properties)) {
     const raw = env[name];
@@ -45,7 +42,12 @@ export function readConfig<T>(schema: ConfigSchema, env: Record<string, string |
       error.instancePath.replace(/^\//, "").split("/")[0] || String(error.params["missingProperty"] ?? "config");
     throw new ConfigError(variable, `${error.message ?? "is invalid"} (got ${JSON.stringify(env[variable] ?? null)})`);
   }
-  return values as T;
+  return values as Static<S>;
+}
+
+/** The settings with every default applied and nothing else set: what an empty environment gives. */
+export function defaultsOf<S extends TObject>(schema: S): Static<S> {
+  return Value.Default(schema, {}) as Static<S>;
 }
 
 /** Splits a comma-separated setting ("a, b,c") into its items. */

@@ -1,21 +1,23 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ConfigError, parseList, readConfig } from "../src/read-config.js";
-import type { ConfigSchema } from "../src/read-config.js";
+import { Type } from "typebox";
+import { ConfigError, defaultsOf, parseList, readConfig } from "../src/read-config.js";
 
-const schema: ConfigSchema = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    HTTP_PORT: { type: "integer", minimum: 1, maximum: 65535, default: 8080 },
-    ALLOW_WRITE_TOOLS: { type: "boolean", default: false },
-    MODE: { type: "string", enum: ["topk", "threshold"], default: "topk" },
+const schema = Type.Object(
+  {
+    HTTP_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 8080 }),
+    ALLOW_WRITE_TOOLS: Type.Boolean({ default: false }),
+    MODE: Type.Enum(["topk", "threshold"], { default: "topk" }),
+    API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   },
-};
+  { additionalProperties: false },
+);
 
 describe("config", () => {
-  it("config - applies defaults for unset variables", () => {
+  it("config - applies defaults for unset variables; defaultsOf is what an empty environment gives", () => {
     assert.deepEqual(readConfig(schema, {}), { HTTP_PORT: 8080, ALLOW_WRITE_TOOLS: false, MODE: "topk" });
+    assert.deepEqual(defaultsOf(schema), readConfig(schema, {}));
+    assert.equal(readConfig(schema, { API_KEY: "k" }).API_KEY, "k", "typed by the schema: no cast");
   });
 
   it("config - coerces numbers and booleans from strings and ignores the rest of the environment", () => {

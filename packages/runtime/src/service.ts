@@ -18,8 +18,8 @@ import {
 } from "@switchyard/bus";
 import type { TopologyOptions } from "@switchyard/bus";
 import { parseList, readConfig } from "@switchyard/config";
-import type { ConfigSchema } from "@switchyard/config";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
+import type { Static, TObject } from "typebox";
 import { createLogger, INSTANCE, initTracing, processMetrics } from "@switchyard/telemetry";
 import type { Logger, Tracing, TracingOptions } from "@switchyard/telemetry";
 import { exitOnSettingsError, listenOrExit } from "./listen.js";
@@ -59,7 +59,7 @@ export interface ServiceContext {
  * health server.
  */
 export async function startService(options: ServiceOptions): Promise<ServiceContext> {
-  const config = readConfig<RuntimeConfig>(runtimeConfigSchema, options.env);
+  const config = readConfig(runtimeConfigSchema, options.env);
   const logger = createLogger(options.name, config.LOG_LEVEL);
   processMetrics().setService(options.name);
   const tracing: Tracing = initTracing(options.name, { instrumentations: options.instrumentations ?? [], env: options.env });
@@ -179,17 +179,17 @@ export function drainOnSignals(context: ServiceContext): void {
   process.once("SIGINT", onSignal);
 }
 
-export interface StageServiceOptions<C> extends ServiceOptions {
+export interface StageServiceOptions<S extends TObject> extends ServiceOptions {
   stage: Stage;
   /** The service's own settings, read from `env` before anything starts. */
-  configSchema: ConfigSchema;
-  handle: (packet: Packet, config: C) => StageOutcome | Promise<StageOutcome>;
+  configSchema: S;
+  handle: (packet: Packet, config: Static<S>) => StageOutcome | Promise<StageOutcome>;
 }
 
 /** The whole life of a service that is one stage and nothing else: settings, NATS, the stage, drain on signals. */
-export async function runStageService<C>(options: StageServiceOptions<C>): Promise<ServiceContext> {
+export async function runStageService<S extends TObject>(options: StageServiceOptions<S>): Promise<ServiceContext> {
   exitOnSettingsError(options.name);
-  const config = readConfig<C>(options.configSchema, options.env);
+  const config = readConfig(options.configSchema, options.env);
   const service = await startService(options);
   drainOnSignals(service);
   await runStage(service, options.stage, (packet) => options.handle(packet, config));

@@ -20,7 +20,6 @@ import { BroughtTools } from "./brought-tools.js";
 import { indexCatalog } from "./catalog-index.js";
 import { serveLearning } from "./learning-endpoints.js";
 import { configSchema } from "./config.js";
-import type { Config } from "./config.js";
 import { chooseEmbedder } from "./choose-embedder.js";
 import { chooseIndex } from "./choose-index.js";
 import { routeWithFallback } from "./fallback.js";
@@ -29,7 +28,7 @@ import { serveRequests } from "./rpc-endpoint.js";
 import type { RouteQuery } from "./route.js";
 
 exitOnSettingsError("embedding-router");
-const config = readConfig<Config>(configSchema, process.env);
+const config = readConfig(configSchema, process.env);
 const service = await startService({ name: "embedding-router", env: process.env, defaultHealthPort: 8082 });
 const embedder = chooseEmbedder(config);
 service.logger.info({ embedder: embedder.id }, "embedder chosen");

@@ -12,7 +12,6 @@ import { filesystemTools } from "@switchyard/test-fixtures";
 import { chooseEmbedder } from "../src/choose-embedder.js";
 import { chooseIndex } from "../src/choose-index.js";
 import { configSchema } from "../src/config.js";
-import type { Config } from "../src/config.js";
 
 // The scripted server's vectors: the local embedder's, scaled by 3 so that a client that forgets to normalise is caught.
 const scaledLocalVector = (text: string, length: number) => Array.from(new LocalEmbedder({ dimensions: length }).embedOne(text), (x) => x * 3);
@@ -30,7 +29,7 @@ describe("choose embedder", () => {
   });
 
   it("choose embedder - without EMBEDDINGS_BASE_URL, the local embedder", async () => {
-    assert.ok(chooseEmbedder(readConfig<Config>(configSchema, {})) instanceof LocalEmbedder);
+    assert.ok(chooseEmbedder(readConfig(configSchema, {})) instanceof LocalEmbedder);
   });
 
   const rejected: { name: string; env: Record<string, string>; variable: string }[] = [
@@ -41,13 +40,13 @@ describe("choose embedder", () => {
   ];
   for (const { name, env, variable } of rejected) {
     it(`choose embedder - ${name} is a config error naming ${variable}`, () => {
-      assert.throws(() => readConfig<Config>(configSchema, env), (error) => error instanceof ConfigError && error.variable === variable);
+      assert.throws(() => readConfig(configSchema, env), (error) => error instanceof ConfigError && error.variable === variable);
     });
   }
 
   it("choose embedder - with EMBEDDINGS_BASE_URL, the endpoint with the settings", async () => {
     server.requests.length = 0;
-    const config = readConfig<Config>(configSchema, {
+    const config = readConfig(configSchema, {
       EMBEDDINGS_BASE_URL: server.url,
       EMBEDDINGS_API_KEY: "sk-router",
       EMBEDDINGS_MODEL: "scripted-embed",
@@ -69,7 +68,7 @@ describe("choose embedder", () => {
 
   it("choose embedder - a restarted router embeds none of the unchanged tools again (vectors kept in ROUTER_DATA_DIR)", async () => {
     server.requests.length = 0;
-    const config = readConfig<Config>(configSchema, {
+    const config = readConfig(configSchema, {
       EMBEDDINGS_BASE_URL: server.url,
       EMBEDDINGS_MODEL: "scripted-embed",
       ROUTER_DATA_DIR: dir,

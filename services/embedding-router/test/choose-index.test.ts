@@ -11,7 +11,6 @@ import type { Embedder } from "@switchyard/retrieval";
 import { filesystemTools } from "@switchyard/test-fixtures";
 import { chooseIndex, indexVectorsFile } from "../src/choose-index.js";
 import { configSchema } from "../src/config.js";
-import type { Config } from "../src/config.js";
 
 /** The local embedder, counting the texts it embeds. */
 function counting(): Embedder & { texts: number } {
@@ -30,7 +29,7 @@ describe("choose index", () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it("choose index - the defaults: the embedded index, its vectors kept in .switchyard/router", () => {
-    const config = readConfig<Config>(configSchema, {});
+    const config = readConfig(configSchema, {});
     assert.equal(config.QDRANT_URL, undefined);
     assert.equal(config.ROUTER_DATA_DIR, ".switchyard/router");
     assert.equal(config.QDRANT_COLLECTION, "switchyard-tools");
@@ -44,12 +43,12 @@ describe("choose index", () => {
   ];
   for (const [name, env, variable] of rejected) {
     it(`choose index - ${name} is a config error naming ${variable}`, () => {
-      assert.throws(() => readConfig<Config>(configSchema, env), (e) => e instanceof ConfigError && e.variable === variable);
+      assert.throws(() => readConfig(configSchema, env), (e) => e instanceof ConfigError && e.variable === variable);
     });
   }
 
   it("choose index - a restarted router embeds nothing it embedded before", async () => {
-    const config = readConfig<Config>(configSchema, { ROUTER_DATA_DIR: join(dir, "data") });
+    const config = readConfig(configSchema, { ROUTER_DATA_DIR: join(dir, "data") });
     const first = counting();
     const index = await chooseIndex(config, first, noErrors);
     assert.ok(index instanceof EmbeddedIndex);
@@ -66,7 +65,7 @@ describe("choose index", () => {
     const blocker = join(dir, "not-a-dir");
     writeFileSync(blocker, "");
     const errors: unknown[] = [];
-    const config = readConfig<Config>(configSchema, { ROUTER_DATA_DIR: join(blocker, "data") });
+    const config = readConfig(configSchema, { ROUTER_DATA_DIR: join(blocker, "data") });
     const index = await chooseIndex(config, new LocalEmbedder(), (error) => errors.push(error));
     assert.equal(errors.length, 1, "the failure is reported");
     assert.equal(await index.upsert(filesystemTools()), filesystemTools().length);
@@ -79,7 +78,7 @@ describe("choose index", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     await new Promise((resolve) => server.close(resolve));
-    const config = readConfig<Config>(configSchema, { QDRANT_URL: `http://127.0.0.1:${port}`, QDRANT_TIMEOUT_MS: "1000" });
+    const config = readConfig(configSchema, { QDRANT_URL: `http://127.0.0.1:${port}`, QDRANT_TIMEOUT_MS: "1000" });
     await assert.rejects(chooseIndex(config, new LocalEmbedder(), noErrors));
   });
 });

@@ -349,7 +349,7 @@ describe("route", () => {
         EMBEDDINGS_BATCH_SIZE: 64,
         EMBEDDINGS_TIMEOUT_MS: 10000,
       });
-      assert.equal(configSchema.additionalProperties, false);
+      assert.equal((configSchema as { additionalProperties?: boolean }).additionalProperties, false);
       // settings whose absence means "off": the local embedder, the embedded index, no API keys, the shipped tool-need model
       const unsetMeansOff = new Set([
         "ROUTER_TOOL_NEED_MODEL",

@@ -8,7 +8,6 @@ import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@sw
 import { catalogPublisher } from "./catalog-sync.js";
 import { watchConfigFile } from "./config-watch.js";
 import { configSchema } from "./config.js";
-import type { Config } from "./config.js";
 import { executeStage } from "./execute.js";
 import { EXECUTIONS_BUCKET, EXECUTIONS_TTL_MS } from "./idempotent-execution.js";
 import { McpPool } from "./mcp-pool.js";
@@ -20,7 +19,7 @@ import { toolApprovals } from "./tool-approval.js";
 import { toolGuard } from "./tool-guard.js";
 
 exitOnSettingsError("executor");
-const config = readConfig<Config>(configSchema, process.env);
+const config = readConfig(configSchema, process.env);
 const dataDir = resolve(config.SWITCHYARD_DATA_DIR ?? join(dirname(resolve(config.SWITCHYARD_CONFIG)), ".switchyard"));
 mkdirSync(dataDir, { recursive: true });
 const env = { ...process.env, SWITCHYARD_DATA_DIR: dataDir };

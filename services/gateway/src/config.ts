@@ -1,173 +1,110 @@
+import { defaultsOf } from "@switchyard/config";
+import { Type } from "typebox";
+import type { Static } from "typebox";
 /**
  * The gateway's settings, one environment variable each. `readConfig` from
  * `@switchyard/config` applies the defaults and coercion and names a bad variable.
  */
 import { llmConfigProperties } from "@switchyard/llm";
 
-export const configSchema = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    HTTP_PORT: { type: "integer", minimum: 0, maximum: 65535, default: 8080, description: "Port of the HTTP API" },
-    HTTP_HOST: { type: "string", minLength: 1, default: "0.0.0.0", description: "Address the HTTP API listens on" },
-    GRPC_PORT: { type: "integer", minimum: 0, maximum: 65535, default: 50051, description: "Port of the gRPC API" },
-    BODY_LIMIT_BYTES: {
-      type: "integer",
+export const configSchema = Type.Object(
+  {
+    HTTP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: "Port of the HTTP API" }),
+    HTTP_HOST: Type.String({ minLength: 1, default: "0.0.0.0", description: "Address the HTTP API listens on" }),
+    GRPC_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 50051, description: "Port of the gRPC API" }),
+    BODY_LIMIT_BYTES: Type.Integer({
       minimum: 1024,
       default: 1048576,
       description: "Largest request accepted, in bytes: HTTP body and gRPC message alike",
-    },
-    MAX_MESSAGE_CHARS: { type: "integer", minimum: 1, default: 32768, description: "Longest user message accepted" },
-    MAX_HISTORY_TURNS: { type: "integer", minimum: 0, default: 50, description: "Most earlier turns a request may carry" },
-    WAIT_TIMEOUT_MS: {
-      type: "integer",
+    }),
+    MAX_MESSAGE_CHARS: Type.Integer({ minimum: 1, default: 32768, description: "Longest user message accepted" }),
+    MAX_HISTORY_TURNS: Type.Integer({ minimum: 0, default: 50, description: "Most earlier turns a request may carry" }),
+    WAIT_TIMEOUT_MS: Type.Integer({
       minimum: 0,
       default: 30000,
       description: "How long a waiting request waits for its packet before answering 202 / finished=false",
-    },
-    ROUTE_TIMEOUT_MS: {
-      type: "integer",
+    }),
+    ROUTE_TIMEOUT_MS: Type.Integer({
       minimum: 1,
       default: 5000,
       description: "How long a route-only request waits for an embedding-router before answering 503",
-    },
-    MAX_REINJECTIONS: { type: "integer", minimum: 0, default: 3, description: "Reinjection rounds a packet may take" },
-    AUTH: {
-      type: "string",
-      enum: ["keys", "none"],
+    }),
+    MAX_REINJECTIONS: Type.Integer({ minimum: 0, default: 3, description: "Reinjection rounds a packet may take" }),
+    AUTH: Type.Enum(["keys", "none"], {
       default: "keys",
       description: "keys: every API request needs a bearer API key; none: local mode, no keys, one tenant \"local\"",
-    },
-    API_KEYS: { type: "string", minLength: 1, description: "API keys and their tenants: key:tenant,key:tenant" },
-    ALLOW_UNAUTHENTICATED_REMOTE: {
-      type: "boolean",
+    }),
+    API_KEYS: Type.Optional(Type.String({ minLength: 1, description: "API keys and their tenants: key:tenant,key:tenant" })),
+    ALLOW_UNAUTHENTICATED_REMOTE: Type.Boolean({
       default: false,
       description: "Local mode (AUTH=none) on an HTTP_HOST other than loopback: refused unless true, and then every start warns",
-    },
-    API_KEYS_FILE: { type: "string", minLength: 1, description: "A file of key:tenant entries, one per line or comma-separated" },
-    ADMIN_API_KEYS: {
-      type: "string",
+    }),
+    API_KEYS_FILE: Type.Optional(Type.String({ minLength: 1, description: "A file of key:tenant entries, one per line or comma-separated" })),
+    ADMIN_API_KEYS: Type.Optional(Type.String({
       minLength: 1,
       description: "Admins' API keys, key:tenant,…: they act as their tenant and may also register MCP servers (POST /v1/servers)",
-    },
-    RATE_LIMIT_MAX: {
-      type: "integer",
+    })),
+    RATE_LIMIT_MAX: Type.Optional(Type.Integer({
       minimum: 0,
       description: "Requests one tenant may make per window; 0: unlimited. Unset: 600 with keys, unlimited in local mode",
-    },
-    RATE_LIMIT_WINDOW_MS: { type: "integer", minimum: 1, default: 60000, description: "The rate limit's window" },
-    MAX_CONCURRENT_PACKETS: {
-      type: "integer",
+    })),
+    RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60000, description: "The rate limit's window" }),
+    MAX_CONCURRENT_PACKETS: Type.Optional(Type.Integer({
       minimum: 0,
       description: "Packets one tenant may have in flight; 0: unlimited. Unset: 64 with keys, unlimited in local mode",
-    },
-    PUBLISH_TIMEOUT_MS: {
-      type: "integer",
+    })),
+    PUBLISH_TIMEOUT_MS: Type.Integer({
       minimum: 1,
       default: 5000,
-      description:
-        "How long one try to store a packet waits for JetStream, and how long a request waits for a lost NATS connection to come back before 503",
-    },
-    PACKET_DEADLINE_MS: {
-      type: "integer",
+      description: "How long one try to store a packet waits for JetStream, and how long a request waits for a lost NATS connection to come back before 503",
+    }),
+    PACKET_DEADLINE_MS: Type.Integer({
       minimum: 0,
       default: 120000,
       description: "Time a packet has to finish from submission (or approval); past it a stage ends it FAILED. 0: no deadline",
-    },
+    }),
     LLM_BASE_URL: llmConfigProperties.LLM_BASE_URL,
     LLM_API_KEY: llmConfigProperties.LLM_API_KEY,
-    PROXY_TOP_K: {
-      type: "integer",
+    PROXY_TOP_K: Type.Integer({
       minimum: 1,
       maximum: 128,
       default: 5,
       description: "/v1/chat/completions: a request with more tools than this sends the upstream model (LLM_BASE_URL) only its best this many, plus the catalog's core tools, the tool_choice and the tools called since the user's turn",
-    },
-    PROXY_TIMEOUT_MS: {
-      type: "integer",
+    }),
+    PROXY_TIMEOUT_MS: Type.Integer({
       minimum: 100,
       default: 30000,
       description: "/v1/chat/completions: how long the upstream model has to answer, a stream's whole answer included (cut there); not answering in time is a 502. The gateway's drain waits this long: raise terminationGracePeriodSeconds with it",
-    },
-    MCP_LIST_ALL_MAX_TOOLS: {
-      type: "integer",
+    }),
+    MCP_LIST_ALL_MAX_TOOLS: Type.Integer({
       minimum: 0,
       default: 40,
       description: "/mcp lists a catalog of at most this many tools whole; a larger one as its core tools and the meta-tools search_tools, call_tool and call",
-    },
-    MCP_SESSION_MAX_TOOLS: {
-      type: "integer",
+    }),
+    MCP_SESSION_MAX_TOOLS: Type.Integer({
       minimum: 0,
       maximum: 100,
       default: 10,
       description: "/mcp: tools a session (_meta io.switchyard/session or the x-switchyard-session header) keeps listed beside the core tools: those routed for its turns, found or called in it, the latest kept",
-    },
-    MCP_USER_DOMAINS: {
-      type: "string",
+    }),
+    MCP_USER_DOMAINS: Type.String({
       default: "",
       description: "/mcp: an industry or role (_meta io.switchyard/user, or the x-switchyard-industry / x-switchyard-role headers) → the domains whose tools its users are listed: healthcare=medical|records,developer=files|code",
-    },
-    MCP_SEARCH_DEFAULT_K: {
-      type: "integer",
+    }),
+    MCP_SEARCH_DEFAULT_K: Type.Integer({
       minimum: 1,
       maximum: 50,
       default: 5,
       description: "Tools /mcp's search_tools returns when the caller gives no k",
-    },
+    }),
   },
-} as const;
+  { additionalProperties: false },
+);
 
-export interface Config {
-  /** @default 8080 */
-  HTTP_PORT: number;
-  /** @default "0.0.0.0" */
-  HTTP_HOST: string;
-  /** @default 50051 */
-  GRPC_PORT: number;
-  /** @default 1048576 */
-  BODY_LIMIT_BYTES: number;
-  /** @default 32768 */
-  MAX_MESSAGE_CHARS: number;
-  /** @default 50 */
-  MAX_HISTORY_TURNS: number;
-  /** @default 30000 */
-  WAIT_TIMEOUT_MS: number;
-  /** @default 5000 */
-  ROUTE_TIMEOUT_MS: number;
-  /** @default 3 */
-  MAX_REINJECTIONS: number;
-  /** @default "keys" */
-  AUTH: "keys" | "none";
-  API_KEYS?: string;
-  /** @default false */
-  ALLOW_UNAUTHENTICATED_REMOTE: boolean;
-  API_KEYS_FILE?: string;
-  ADMIN_API_KEYS?: string;
-  RATE_LIMIT_MAX?: number;
-  /** @default 60000 */
-  RATE_LIMIT_WINDOW_MS: number;
-  MAX_CONCURRENT_PACKETS?: number;
-  /** @default 5000 */
-  PUBLISH_TIMEOUT_MS: number;
-  /** @default 120000 */
-  PACKET_DEADLINE_MS: number;
-  /** @default "" */
-  LLM_BASE_URL: string;
-  /** @default "" */
-  LLM_API_KEY: string;
-  /** @default 5 */
-  PROXY_TOP_K: number;
-  /** @default 30000 */
-  PROXY_TIMEOUT_MS: number;
-  /** @default 40 */
-  MCP_LIST_ALL_MAX_TOOLS: number;
-  /** @default 5 */
-  MCP_SEARCH_DEFAULT_K: number;
-  /** @default 10 */
-  MCP_SESSION_MAX_TOOLS: number;
-  /** @default "" */
-  MCP_USER_DOMAINS: string;
-}
+export type Config = Static<typeof configSchema>;
+
+/** The settings with every default applied (the optional ones unset). */
+export const defaultConfig: Config = defaultsOf(configSchema);
 
 /** Limits that are on by default only when keys are: local mode is one trusted user. */
 export const KEYED_DEFAULTS = { RATE_LIMIT_MAX: 600, MAX_CONCURRENT_PACKETS: 64 } as const;

@@ -9,14 +9,13 @@ import { readConfig } from "@switchyard/config";
 import { drainOnSignals, exitOnSettingsError, startService } from "@switchyard/runtime";
 import { authenticatorFrom, localModeExposure } from "./auth.js";
 import { configSchema } from "./config.js";
-import type { Config } from "./config.js";
 
 register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
 exitOnSettingsError("gateway");
 
 // Settings first: a bad one, no API keys outside local mode, or local mode open to the network
 // (unless allowed) stops the gateway before it connects anywhere.
-const config = readConfig<Config>(configSchema, process.env);
+const config = readConfig(configSchema, process.env);
 const auth = authenticatorFrom(config);
 const exposure = localModeExposure(config);
 

@@ -18,7 +18,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { fromValue, Packet_State, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, ToolDefinition } from "@switchyard/packet";
-import { configSchema } from "./config.js";
+import { defaultConfig } from "./config.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { callerOf, exposedTools, remember } from "./mcp-session.js";
@@ -37,9 +37,9 @@ export interface McpDoorOptions {
 
 /** The settings' defaults (config.ts). */
 export const DEFAULT_MCP_OPTIONS: McpDoorOptions = {
-  listAllMaxTools: configSchema.properties.MCP_LIST_ALL_MAX_TOOLS.default,
-  searchDefaultK: configSchema.properties.MCP_SEARCH_DEFAULT_K.default,
-  sessionMaxTools: configSchema.properties.MCP_SESSION_MAX_TOOLS.default,
+  listAllMaxTools: defaultConfig.MCP_LIST_ALL_MAX_TOOLS,
+  searchDefaultK: defaultConfig.MCP_SEARCH_DEFAULT_K,
+  sessionMaxTools: defaultConfig.MCP_SESSION_MAX_TOOLS,
   userDomains: new Map(),
 };
 

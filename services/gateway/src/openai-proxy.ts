@@ -17,7 +17,7 @@ import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { ToolDefinitionSchema, turnOf } from "@switchyard/packet";
 import type { ToolDefinition, Turn } from "@switchyard/packet";
-import { configSchema } from "./config.js";
+import { defaultConfig } from "./config.js";
 import { httpErrorOf } from "./errors.js";
 import type { GatewayDeps } from "./deps.js";
 import { GatewayError } from "./deps.js";
@@ -34,10 +34,10 @@ export interface ProxySettings {
 
 /** The settings' defaults (config.ts). */
 export const DEFAULT_PROXY_SETTINGS: ProxySettings = {
-  baseUrl: configSchema.properties.LLM_BASE_URL.default,
-  apiKey: configSchema.properties.LLM_API_KEY.default,
-  topK: configSchema.properties.PROXY_TOP_K.default,
-  timeoutMs: configSchema.properties.PROXY_TIMEOUT_MS.default,
+  baseUrl: defaultConfig.LLM_BASE_URL,
+  apiKey: defaultConfig.LLM_API_KEY,
+  topK: defaultConfig.PROXY_TOP_K,
+  timeoutMs: defaultConfig.PROXY_TIMEOUT_MS,
 };
 
 const OPENAI_BASE_URL = "https://api.openai.com/v1";

@@ -4,13 +4,12 @@ import { readConfig } from "@switchyard/config";
 import { modelClientFor } from "@switchyard/llm";
 import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { configSchema } from "./config.js";
-import type { Config } from "./config.js";
 import { judgeContinuation } from "./continuation.js";
 import { intentStage } from "./intent.js";
 import { askToolNeed } from "./model-tool-need.js";
 
 exitOnSettingsError("intent");
-const config = readConfig<Config>(configSchema, process.env);
+const config = readConfig(configSchema, process.env);
 const service = await startService({ name: "intent", env: process.env, defaultHealthPort: 8081 });
 const toolNames = new Map<string, string>();
 const follower = await followCatalog(await openBucket(service.nc, CATALOG_BUCKET, service.topology), {

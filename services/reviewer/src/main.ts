@@ -2,13 +2,12 @@
 import { runStageService } from "@switchyard/runtime";
 import { chooseReviewer } from "./choose-reviewer.js";
 import { configSchema } from "./config.js";
-import type { Config } from "./config.js";
 import { reviewStageWith } from "./review.js";
 import type { Reviewer } from "./reviewer.js";
 
 let reviewer: Reviewer | undefined;
 
-await runStageService<Config>({
+await runStageService({
   name: "reviewer",
   stage: "review",
   env: process.env,

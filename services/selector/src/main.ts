@@ -2,13 +2,12 @@
 import { runStageService } from "@switchyard/runtime";
 import { chooseSelector } from "./choose-selector.js";
 import { configSchema } from "./config.js";
-import type { Config } from "./config.js";
 import { selectStageWith } from "./select.js";
 import type { Selector } from "./selector.js";
 
 let selector: Selector | undefined;
 
-await runStageService<Config>({
+await runStageService({
   name: "selector",
   stage: "select",
   env: process.env,
