@@ -14,6 +14,6 @@ export { fileKindOf, hasKnownExtension, isGlob, isPathToken, tokenKind, trimToke
 export type { FileKind, TokenKind } from "./tokens.js";
 export { changesThings, isToolVerb, requestActions, requestVerbs, toolActions, verbActions } from "./verbs.js";
 export type { Action, RequestVerbs } from "./verbs.js";
-export { localToolName, lowerWords, nameWords } from "./words.js";
+export { localToolName, lowerWords, splitWords } from "./words.js";
 export { foreignLanguage } from "./language.js";
 export { isCorrection } from "./corrections.js";

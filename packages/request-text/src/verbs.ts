@@ -6,7 +6,7 @@
  * request's verbs; policy reads a tool's name for the verbs that change things.
  */
 import { plainWords, scanMessage } from "./scan-message.js";
-import { localToolName, nameWords } from "./words.js";
+import { localToolName, splitWords } from "./words.js";
 
 export type Action = "read" | "list" | "search" | "write" | "create" | "edit" | "move" | "delete" | "run";
 
@@ -60,7 +60,7 @@ export function isToolVerb(word: string): boolean {
 /** The actions a tool's name promises: "filesystem.read_text_file" → read; "memory.add_observations" → create. */
 export function toolActions(toolName: string): Set<Action> {
   const actions = new Set<Action>();
-  for (const word of nameWords(localToolName(toolName))) {
+  for (const word of splitWords(localToolName(toolName))) {
     for (const action of TOOL_VERBS.get(word) ?? []) actions.add(action);
   }
   return actions;

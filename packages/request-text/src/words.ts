@@ -10,8 +10,6 @@ const FILLER_WORDS = new Set(["the", "a", "an", "my", "our", "your", "this", "th
 const WORD_BEFORE = /[\w']+/g;
 // A lower-case word of letters, with apostrophes only inside it ("don't", not "'delete").
 const LOWER_WORD = /[a-z]+(?:'[a-z]+)*/g;
-// camelCase, snake_case, kebab-case, dotted and spaced boundaries in names.
-const NAME_BOUNDARY = /(?<=[a-z0-9])(?=[A-Z])|[_\-\s.]+/;
 
 /** The nearest meaningful word before `index`, lower-cased, skipping articles and "file"/"folder"; "" at the start. */
 export function wordBefore(text: string, index: number): string {
@@ -28,9 +26,20 @@ export function lowerWords(text: string): string[] {
   return text.toLowerCase().match(LOWER_WORD) ?? [];
 }
 
-/** A name's words, lower-cased: "read_text_file" → read, text, file; "sortBy" → sort, by. */
-export function nameWords(name: string): string[] {
-  return name.split(NAME_BOUNDARY).filter(Boolean).map((w) => w.toLowerCase());
+/**
+ * Splits identifiers and prose into lowercase words: camelCase, PascalCase,
+ * snake_case, kebab-case, dotted and slashed names ("notes/todo.md",
+ * "filesystem.read_text_file") all come apart at their joints.
+ */
+export function splitWords(text: string): string[] {
+  const spaced = text
+    // a lowercase letter or digit followed by an uppercase one starts a new word: "readTextFile", "list2Dirs"
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+    // an acronym followed by a capitalised word: "PDFExporter" → "PDF Exporter"; not a plural acronym ("TAFs", "URLs")
+    .replace(/(\p{Lu})(\p{Lu}(?!s(?:\P{L}|$))\p{Ll})/gu, "$1 $2")
+    .toLowerCase();
+  // anything that is not a letter or digit separates words: _ - . / spaces punctuation
+  return spaced.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
 }
 
 /** The tool's own name without its server: "filesystem.read_text_file" → "read_text_file". */

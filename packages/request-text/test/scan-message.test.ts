@@ -6,7 +6,7 @@ import { findQuotes, maskQuotes, straightenQuotes } from "../src/quotes.js";
 import { requestTexts } from "../src/request-texts.js";
 import { plainWords, scanMessage } from "../src/scan-message.js";
 import { fileKindOf, hasKnownExtension, tokenKind, trimToken } from "../src/tokens.js";
-import { localToolName, lowerWords, nameWords, wordBefore } from "../src/words.js";
+import { localToolName, lowerWords, splitWords, wordBefore } from "../src/words.js";
 
 describe("request-text - quotes", () => {
   const QUOTES: [string, string[]][] = [
@@ -113,8 +113,8 @@ describe("request-text - words", () => {
   });
 
   it("request-text - names split at camelCase, snake_case, kebab-case and dots", () => {
-    assert.deepEqual(nameWords("list_directory_with-sizes.v2"), ["list", "directory", "with", "sizes", "v2"]);
-    assert.deepEqual(nameWords("sortBy"), ["sort", "by"]);
+    assert.deepEqual(splitWords("list_directory_with-sizes.v2"), ["list", "directory", "with", "sizes", "v2"]);
+    assert.deepEqual(splitWords("sortBy"), ["sort", "by"]);
     assert.equal(localToolName("filesystem.read_text_file"), "read_text_file");
     assert.equal(localToolName("read_text_file"), "read_text_file");
   });

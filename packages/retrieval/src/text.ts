@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "@switchyard/packet";
+import { splitWords } from "@switchyard/request-text";
 
 /**
  * Words that carry no routing signal: English function words, the politeness
@@ -38,21 +39,6 @@ const STEM_EXCEPTIONS: ReadonlyMap<string, string> = new Map([
   ["perhaps", "perhaps"],
 ]);
 
-/**
- * Splits identifiers and prose into lowercase words: camelCase, PascalCase,
- * snake_case, kebab-case, dotted and slashed names ("notes/todo.md",
- * "filesystem.read_text_file") all come apart at their joints.
- */
-export function splitWords(text: string): string[] {
-  const spaced = text
-    // a lowercase letter or digit followed by an uppercase one starts a new word: "readTextFile", "list2Dirs"
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
-    // an acronym followed by a capitalised word: "PDFExporter" → "PDF Exporter"; not a plural acronym ("TAFs", "URLs")
-    .replace(/(\p{Lu})(\p{Lu}(?!s(?:\P{L}|$))\p{Ll})/gu, "$1 $2")
-    .toLowerCase();
-  // anything that is not a letter or digit separates words: _ - . / spaces punctuation
-  return spaced.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
-}
 
 /** Words → stems, without stopwords and one-letter words. The tokens of both the sparse and the dense side. */
 export function tokenize(text: string): string[] {

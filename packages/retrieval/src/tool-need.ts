@@ -33,8 +33,8 @@ import type { ToolDefinition } from "@switchyard/packet";
 import { relatedStems } from "./concepts.js";
 import { sigmoid, trainLogistic } from "./logistic.js";
 import type { LogisticExample, LogisticOptions, SparseVector } from "./logistic.js";
-import { verbActions } from "@switchyard/request-text";
-import { splitWords, tokenize, toolText } from "./text.js";
+import { splitWords, verbActions } from "@switchyard/request-text";
+import { tokenize, toolText } from "./text.js";
 import type { ScoredTool } from "./tool-index.js";
 
 /** What the model looks at for one message. */

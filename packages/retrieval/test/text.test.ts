@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { splitWords, stem, tokenize, toolFields, toolText } from "../src/text.js";
+import { splitWords } from "@switchyard/request-text";
+import { stem, tokenize, toolFields, toolText } from "../src/text.js";
 import { catalogTool as tool } from "@switchyard/test-fixtures";
 
 describe("text", () => {

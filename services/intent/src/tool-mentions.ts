@@ -1,4 +1,4 @@
-import { localToolName, lowerWords, nameWords } from "@switchyard/request-text";
+import { localToolName, lowerWords, splitWords } from "@switchyard/request-text";
 
 // Plural and singular meet: "entities"/"entity" are not bridged, "nodes"/"node" are.
 function sameWord(a: string, b: string): boolean {
@@ -17,7 +17,7 @@ export function mentionedTool(text: string, toolNames: Iterable<string>): string
   let best: string | undefined;
   let bestLength = 1;
   for (const name of toolNames) {
-    const parts = nameWords(localToolName(name));
+    const parts = splitWords(localToolName(name));
     if (parts.length <= bestLength) continue;
     if (parts.every((part) => words.some((word) => sameWord(word, part)))) {
       best = name;

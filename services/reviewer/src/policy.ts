@@ -14,7 +14,7 @@
 import { parseList } from "@switchyard/config";
 import { ownToolName, ToolDefinition_SideEffect } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
-import { changesThings, nameWords, toolActions } from "@switchyard/request-text";
+import { changesThings, splitWords, toolActions } from "@switchyard/request-text";
 import type { Config } from "./config.js";
 
 export type PolicyAction = "execute" | "dry-run" | "await-approval";
@@ -74,7 +74,7 @@ export function effectiveSideEffect(tool: Pick<ToolDefinition, "name" | "server"
   tightened: boolean;
 } {
   const local = ownToolName(tool);
-  const words = nameWords(local);
+  const words = splitWords(local);
   const actions = [...toolActions(local)];
   const implied = actions.includes("run") || words.some((w) => EXTRA_EXECUTE_WORDS.has(w))
     ? ToolDefinition_SideEffect.EXECUTE

@@ -4,7 +4,7 @@
  * verbs themselves are @switchyard/request-text's), and doubts tools whose name speaks of
  * other things than the request ("read the file" → not read_graph).
  */
-import { isToolVerb, localToolName, nameWords, plainWords, scanMessage } from "@switchyard/request-text";
+import { isToolVerb, localToolName, splitWords, plainWords, scanMessage } from "@switchyard/request-text";
 
 /** Words in tool names that name neither an action nor a thing: "list_directory_with_sizes", "get_file_info". */
 const NAME_FILLER = new Set(["with", "by", "of", "to", "from", "for", "in", "on", "the", "a", "an", "and", "or", "all", "get", "set", "as", "is"]);
@@ -29,7 +29,7 @@ export function requestWords(text: string): Set<string> {
 /** The things a tool's name speaks of, as stems: "read_text_file" → text, file; "list_allowed_directories" → allowed, directory, …. */
 export function toolNouns(toolName: string): Set<string> {
   const nouns = new Set<string>();
-  for (const word of nameWords(localToolName(toolName))) {
+  for (const word of splitWords(localToolName(toolName))) {
     if (NAME_FILLER.has(word) || isToolVerb(word)) continue;
     for (const stem of stems(word)) nouns.add(stem);
   }

@@ -4,7 +4,7 @@
  * request does not say stays unfilled, and required properties left unfilled are reported as missing.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import { nameWords, scanMessage } from "@switchyard/request-text";
+import { splitWords, scanMessage } from "@switchyard/request-text";
 import type { MessageScan, PathRef, Quote, Span } from "@switchyard/request-text";
 import { requiredProperties } from "@switchyard/tool-schema";
 import { fillRequired } from "./fill-required.js";
@@ -131,7 +131,7 @@ export function extractFromScan(scan: MessageScan, inputSchema: JsonObject): Ext
  * property's own name says: "content", "command"), would do harm.
  */
 function explicitOnly(prop: Property): boolean {
-  const words = nameWords(prop.name);
+  const words = splitWords(prop.name);
   if (prop.kind.kind === "path" || prop.kind.kind === "paths") {
     // A path by its name ("path", "filename"), or by a name that may be one ("source", "destination") and a
     // description that says so; "the destination city" or "the currency you convert from" may be anything.
@@ -187,7 +187,7 @@ export function propertiesOf(schema: JsonObject): Property[] {
 
 /** Decides what a property is, from its type first, then its name, then its description. */
 function classify(name: string, schema: JsonObject): PropertyKind {
-  const words = nameWords(name);
+  const words = splitWords(name);
   const description = typeof schema["description"] === "string" ? schema["description"].toLowerCase() : "";
   const descriptionWords = new Set(description.match(DESCRIPTION_WORD) ?? []);
   const type = typeOf(schema);
@@ -384,7 +384,7 @@ function fillNumbers(state: FillState, properties: Property[]): void {
 function numberCues(prop: Property, siblings: Property[]): string[] {
   const own = descriptionWords(prop.schema);
   const shared = new Set(siblings.filter((s) => s !== prop).flatMap((s) => [...descriptionWords(s.schema)]));
-  return [...new Set([...nameWords(prop.name), ...[...own].filter((w) => !shared.has(w))])];
+  return [...new Set([...splitWords(prop.name), ...[...own].filter((w) => !shared.has(w))])];
 }
 
 function descriptionWords(schema: JsonObject): Set<string> {
@@ -428,7 +428,7 @@ function fillEnums(state: FillState, properties: Property[]): void {
     }
     // Several values mentioned: take the one right after the property's own words ("sort by size").
     // Short words such as "by" in "sortBy" would match anywhere; only the meaningful ones count.
-    const cues = nameWords(prop.name).filter((w) => w.length >= 3);
+    const cues = splitWords(prop.name).filter((w) => w.length >= 3);
     const cued = mentioned.filter((v) =>
       cues.some((cue) => {
         const escapedCue = cue.replace(REGEXP_SPECIAL, "\\$&");
@@ -452,7 +452,7 @@ function fillBooleans(state: FillState, properties: Property[]): void {
   const text = state.scan.unquoted.toLowerCase();
   for (const prop of properties) {
     if (prop.kind.kind !== "boolean" || prop.name in state.args) continue;
-    const words = nameWords(prop.name).map((w) => w.replace(REGEXP_SPECIAL, "\\$&"));
+    const words = splitWords(prop.name).map((w) => w.replace(REGEXP_SPECIAL, "\\$&"));
     // The property's words written apart, hyphenated or joined: "dry run", "dry-run", "dryrun".
     const cue = `(?:${words.join("[\\s-]?")})`;
     // A negation in front: "without a dry run", "no dry-run", "don't recurse".

@@ -3,13 +3,13 @@
  * which kind it handles ("read_text_file", "read_media_file"). Only names are used, never
  * file contents; an extension or tool name that says nothing is "unknown" and never counts against.
  */
-import { fileKindOf, localToolName, nameWords } from "@switchyard/request-text";
+import { fileKindOf, localToolName, splitWords } from "@switchyard/request-text";
 import type { FileKind } from "@switchyard/request-text";
 
 const MEDIA_WORDS = new Set(["media", "image", "images", "audio", "video", "picture", "photo", "binary"]);
 
 export function toolFileKind(toolName: string): FileKind {
-  const words = nameWords(localToolName(toolName));
+  const words = splitWords(localToolName(toolName));
   if (words.some((w) => MEDIA_WORDS.has(w))) return "media";
   return words.includes("text") ? "text" : "unknown";
 }

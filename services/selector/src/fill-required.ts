@@ -25,7 +25,7 @@
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { MessageScan } from "@switchyard/request-text";
-import { nameWords } from "@switchyard/request-text";
+import { splitWords } from "@switchyard/request-text";
 import { findValues } from "./find-values.js";
 import type { FoundValue, ValueKind } from "./find-values.js";
 import { asArray, asObject, typeOf } from "./json-schema.js";
@@ -119,11 +119,11 @@ export function fillRequired(scan: MessageScan, schema: JsonObject, args: JsonOb
   const used = new Set<FoundValue>(values.filter((v) => filledTexts.has(String(v.value).toLowerCase())));
   const out: JsonObject = {};
   // A trip's start and end are told apart by "from" and "to" only when the schema asks for both.
-  const roles = new Set(Object.keys(props).map((name) => roleOfTrip(nameWords(name))));
+  const roles = new Set(Object.keys(props).map((name) => roleOfTrip(splitWords(name))));
   const paired = roles.has("start") && roles.has("end");
   const slots = missing.flatMap((name): Slot[] => {
     const propSchema = asObject(props[name]);
-    return propSchema ? [{ name, schema: propSchema, words: nameWords(name), paired }] : [];
+    return propSchema ? [{ name, schema: propSchema, words: splitWords(name), paired }] : [];
   });
   // Numbers first, then strings from the most specific kind (so a date does not end up as a name), and
   // among them a trip's start before its end; arrays, which take every value left, last.
