@@ -4,9 +4,7 @@ import { readConfig } from "@switchyard/config";
 import { modelClientFor } from "@switchyard/llm";
 import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { configSchema } from "./config.js";
-import { judgeContinuation } from "./continuation.js";
-import { intentStage } from "./intent.js";
-import { askToolNeed } from "./model-tool-need.js";
+import { runIntentStage } from "./stage.js";
 
 exitOnSettingsError("intent");
 const config = readConfig(configSchema, process.env);
@@ -19,10 +17,6 @@ const follower = await followCatalog(await openBucket(service.nc, CATALOG_BUCKET
 service.onStop(() => follower.stop());
 drainOnSignals(service);
 const model = modelClientFor(config, config.INTENT_MODEL);
-const catalog = { toolNames: () => toolNames.values() };
-await runStage(service, "intent", async (packet) => {
-  if (!model) return intentStage(packet, config, catalog);
-  await judgeContinuation(packet, model, config);
-  return intentStage(packet, config, catalog, await askToolNeed(packet, model, config, catalog));
-});
+const deps = { config, catalog: { toolNames: () => toolNames.values() }, ...(model ? { model } : {}) };
+await runStage(service, "intent", (packet) => runIntentStage(packet, deps));
 service.setReady(true);

@@ -9,6 +9,7 @@ import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { intentStage } from "../src/intent.js";
 import { askToolNeed } from "../src/model-tool-need.js";
+import { runIntentStage } from "../src/stage.js";
 
 const catalog = { toolNames: () => ["filesystem.read_text_file", "memory.read_graph"] };
 const need = (needsTool: boolean, reason = "scripted"): ChatAnswer => ({ content: JSON.stringify({ needs_tool: needsTool, reason }) });
@@ -53,6 +54,16 @@ describe("intent model: does a message the rules leave undecided need a tool? (a
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(packet.toolRouting?.executionStatus, Status.SKIPPED);
     assert.equal(packet.stateReason, "no tool needed: model scripted-intent: a general-knowledge question");
+  });
+
+  it("intent model - the stage as the service runs it asks the model when one is given, and only then", async () => {
+    answers = [need(false, "a general-knowledge question")];
+    const asked = newPacket({ message: "who wrote the iliad?" });
+    assert.deepEqual(await runIntentStage(asked, { config, catalog, model: client }), { done: true });
+    assert.equal(asked.stateReason, "no tool needed: model scripted-intent: a general-knowledge question");
+    const rulesOnly = newPacket({ message: "who wrote the iliad?" });
+    assert.deepEqual(await runIntentStage(rulesOnly, { config, catalog }), intentStage(newPacket({ message: "who wrote the iliad?" }), config, catalog));
+    assert.equal(server.chatRequests.length, 1, "no model, no request");
   });
 
   it("intent model - messages the rules settle are not asked: a request with a path, small talk", async () => {
