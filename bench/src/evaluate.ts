@@ -1,6 +1,6 @@
 import type { BenchCase, BenchDataset } from "@switchyard/bench-data";
-import { emptyExamples, exampleTexts, learnExample, withExamples } from "@switchyard/bus";
-import type { ToolExamples } from "@switchyard/bus";
+import { emptyExamples, exampleTexts, learnExample, withExamples } from "@switchyard/learning";
+import type { ToolExamples } from "@switchyard/learning";
 import type { ToolDefinition } from "@switchyard/packet";
 import { defaultConfig as routerDefaults } from "@switchyard/embedding-router";
 import { DEFAULT_MIN_SCORE, EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";

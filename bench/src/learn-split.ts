@@ -1,5 +1,5 @@
 import type { BenchCase } from "@switchyard/bench-data";
-import { exampleKey } from "@switchyard/bus";
+import { exampleKey } from "@switchyard/learning";
 import { mulberry32, shuffleInPlace } from "@switchyard/retrieval";
 
 export interface LearnSplit {

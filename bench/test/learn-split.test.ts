@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { BenchCase } from "@switchyard/bench-data";
-import { exampleKey } from "@switchyard/bus";
+import { exampleKey } from "@switchyard/learning";
 import { learnSplit, withLabelNoise } from "../src/learn-split.js";
 
 function cases(n: number): BenchCase[] {

@@ -7,7 +7,6 @@ export type { DeadLetterAdvisory, DeadLetterWorker } from "./dead-letters.js";
 export type { ContentRecording } from "./attributes.js";
 export { catalogKey, followBucket, followCatalog, listTools, NOT_SERVED, putTool, removeTool } from "./catalog.js";
 export type { BucketListener, CatalogListener } from "./catalog.js";
-export { followExamples, readToolExamples, updateToolExamples } from "./examples-bucket.js";
 export { Headers, hopMessageId } from "./headers.js";
 export { loadPacket, publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 export type { HopClock } from "./packet-bus.js";
@@ -28,22 +27,6 @@ export {
   ROUTE_SUBJECT,
   toolApprovalEndpoint,
 } from "./subjects.js";
-export {
-  addExamples,
-  decodeToolExamples,
-  EXAMPLE_MAX_CHARS,
-  emptyExamples,
-  encodeToolExamples,
-  exampleKey,
-  exampleTexts,
-  learnExample,
-  MAX_ADDED_EXAMPLES_PER_TOOL,
-  MAX_REJECTED_PER_TOOL,
-  rejectExample,
-  tidyExample,
-  withExamples,
-} from "./tool-examples.js";
-export type { StoredExample, ToolExamples } from "./tool-examples.js";
 export { currentTraceparent, extractTraceContext, injectTraceContext, packetTraceContext } from "./trace-context.js";
 export {
   CATALOG_BUCKET,

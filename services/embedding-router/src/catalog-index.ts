@@ -1,5 +1,6 @@
 import type { KV } from "@nats-io/kv";
-import { catalogKey, exampleTexts, followCatalog, followExamples, withExamples } from "@switchyard/bus";
+import { catalogKey, followCatalog } from "@switchyard/bus";
+import { exampleTexts, followExamples, withExamples } from "@switchyard/learning";
 import type { ToolDefinition } from "@switchyard/packet";
 import type { Logger } from "@switchyard/telemetry";
 import { catalogStats } from "@switchyard/retrieval";

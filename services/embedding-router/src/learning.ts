@@ -7,14 +7,8 @@
  */
 import { create } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
-import {
-  addExamples,
-  exampleTexts,
-  learnExample,
-  rejectExample,
-  RpcError,
-  updateToolExamples,
-} from "@switchyard/bus";
+import { RpcError } from "@switchyard/bus";
+import { addExamples, exampleTexts, learnExample, rejectExample, updateToolExamples } from "@switchyard/learning";
 import {
   AddExamplesResponseSchema,
   contentOf,

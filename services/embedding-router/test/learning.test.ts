@@ -3,17 +3,8 @@ import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import type { KV } from "@nats-io/kv";
-import {
-  addExamples,
-  EXAMPLES_BUCKET,
-  exampleTexts,
-  openBucket,
-  PENDING_LESSONS_BUCKET,
-  putTool,
-  readToolExamples,
-  RpcError,
-  updateToolExamples,
-} from "@switchyard/bus";
+import { EXAMPLES_BUCKET, openBucket, PENDING_LESSONS_BUCKET, putTool, RpcError } from "@switchyard/bus";
+import { addExamples, exampleTexts, readToolExamples, updateToolExamples } from "@switchyard/learning";
 import {
   ApprovalSchema,
   FeedbackRequestSchema,

@@ -12,10 +12,8 @@ import {
   currentTraceparent,
   doneSubject,
   EXAMPLES_SUBJECT,
-  exampleTexts,
   FEEDBACK_SUBJECT,
   followCatalog,
-  followExamples,
   Headers,
   loadPacket,
   packetTraceContext,
@@ -28,9 +26,9 @@ import {
   RpcError,
   setDeadline,
   startHopClock,
-  withExamples,
 } from "@switchyard/bus";
 import type { HopClock } from "@switchyard/bus";
+import { exampleTexts, followExamples, withExamples } from "@switchyard/learning";
 import { callPacket, resolveTool } from "./direct-call.js";
 import { withShown } from "./mcp-session.js";
 import {

@@ -3,7 +3,7 @@ import type { Turn } from "@switchyard/packet";
 import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { Static, TSchema } from "@fastify/type-provider-typebox";
 import type { FastifySchemaValidationError } from "fastify";
-import { EXAMPLE_MAX_CHARS } from "@switchyard/bus";
+import { EXAMPLE_MAX_CHARS } from "@switchyard/learning";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { FeedbackInput, RouteInput, SubmitInput } from "./deps.js";
 import type { CallInput } from "./direct-call.js";

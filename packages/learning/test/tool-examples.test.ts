@@ -8,18 +8,17 @@ import {
   emptyExamples,
   encodeToolExamples,
   EXAMPLE_MAX_CHARS,
-  EXAMPLES_BUCKET,
   exampleTexts,
   followExamples,
   learnExample,
   MAX_ADDED_EXAMPLES_PER_TOOL,
-  openBucket,
   readToolExamples,
   rejectExample,
   updateToolExamples,
   withExamples,
 } from "../src/index.js";
 import type { ToolExamples } from "../src/index.js";
+import { EXAMPLES_BUCKET, openBucket } from "@switchyard/bus";
 import { suiteNats } from "@switchyard/test-fixtures";
 
 const TOOL = "filesystem.read_text_file";

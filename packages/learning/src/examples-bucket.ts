@@ -1,6 +1,6 @@
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
-import { catalogKey, followBucket } from "./catalog.js";
+import { catalogKey, followBucket } from "@switchyard/bus";
 import { decodeToolExamples, emptyExamples, encodeToolExamples } from "./tool-examples.js";
 import type { ToolExamples } from "./tool-examples.js";
 
