@@ -63,7 +63,7 @@ export interface SearchOptions {
  */
 export const CONTEXT_WEIGHT = 0.5;
 
-/** The query's stems at weight 1 and its context's at CONTEXT_WEIGHT; a stem in both keeps the larger. */
+/** The query's stems at weight 1 and its context's at CONTEXT_WEIGHT; a stem said twice, or in both, counts for each time. */
 export function weightedStems(query: string, context: readonly string[] = []): Map<string, number> {
   const weights = new Map<string, number>();
   for (const text of context) for (const stem of tokenize(text)) weights.set(stem, (weights.get(stem) ?? 0) + CONTEXT_WEIGHT);
@@ -179,10 +179,10 @@ export function toolContentHash(tool: ToolDefinition): string {
  * or another tool's, for a request it shares a word or two with.
  *
  * - cosine: the document's vector against the query's, clamped at 0.
- * - bm25: over the stems of name (counted `nameWeight` times), description
- *   and parameters, or of the example; each query word may also match its
- *   related words (concepts.ts) at `relatedWeight`. Tools and examples are
- *   documents of one BM25 index.
+ * - bm25: over the stems of the tool's name (counted `nameWeight` times),
+ *   description and parameters; each query word may also match its related
+ *   words (concepts.ts) at `relatedWeight`. An example's lexical part is not
+ *   BM25 but its resemblance: the share of the query's idf it contains.
  * - scale: the larger of the best BM25 score and the query's reference (what
  *   a document of average length containing each query word once would
  *   score).

@@ -27,7 +27,8 @@ export interface ServerRegistryOptions {
 
 export function serverRegistry(options: ServerRegistryOptions): Pick<GatewayDeps, "registerServer" | "listServers" | "removeServer"> {
   const { bucket } = options;
-  const toolsOf = (name: string) => [...options.catalog()].filter((tool) => tool.server === name);
+  /** The server's tools its executors serve now (retired ones left out). */
+  const servedTools = (name: string) => [...options.catalog()].filter((tool) => tool.server === name && !tool.flags.includes(NOT_SERVED));
   const stored = async (name: string) => {
     const entry = await bucket.get(name);
     return entry?.operation === "PUT" ? fromBinary(RegisteredServerSchema, entry.value) : undefined;
@@ -38,7 +39,7 @@ export function serverRegistry(options: ServerRegistryOptions): Pick<GatewayDeps
       const existing = await stored(server.name);
       if (existing) throw new GatewayError("conflict", `MCP server ${server.name} is registered already; DELETE /v1/servers/${server.name} first`, "name");
       // Tools of a server no registration holds come from an executor's switchyard.yaml, which wins the name.
-      if (toolsOf(server.name).some((tool) => !tool.flags.includes(NOT_SERVED))) {
+      if (servedTools(server.name).length > 0) {
         throw new GatewayError("conflict", `MCP server ${server.name} is configured in switchyard.yaml; choose another name`, "name");
       }
       try {
@@ -72,7 +73,7 @@ export function serverRegistry(options: ServerRegistryOptions): Pick<GatewayDeps
     let seen = 0;
     let quiet = 0;
     for (;;) {
-      const listed = toolsOf(name).filter((tool) => !tool.flags.includes(NOT_SERVED));
+      const listed = servedTools(name);
       quiet = listed.length > 0 && listed.length === seen ? quiet + 1 : 0;
       seen = listed.length;
       if (quiet >= SETTLED_POLLS || Date.now() >= until) return listed.sort((a, b) => a.name.localeCompare(b.name));

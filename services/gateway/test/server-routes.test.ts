@@ -61,7 +61,7 @@ describe("gateway http - registered MCP servers", () => {
     const { app } = setup();
     const res = await app.inject(request("POST", "/v1/servers", AS_ADMIN, { name: "weather", url: "http://127.0.0.1:9/mcp" }));
     assert.equal(res.statusCode, 202, res.body);
-    assert.deepEqual([res.json().server.trust ?? "FIRST_USE", res.json().tools ?? []], ["FIRST_USE", []]);
+    assert.deepEqual([res.json().server.trust, res.json().tools], ["FIRST_USE", []]);
   });
 
   it("gateway - a key that is not an admin's is refused 403 on every server route, and nothing is stored", async () => {
