@@ -2,6 +2,11 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Svcm } from "@nats-io/services";
+import type { ServiceInfo, ServiceStats } from "@nats-io/services";
+import { connect } from "@nats-io/transport-node";
+import { EXAMPLES_SUBJECT, FEEDBACK_SUBJECT, RANK_TOOLS_SUBJECT, ROUTE_SUBJECT, toolApprovalSubject } from "@switchyard/bus";
+import type { AnswerStats } from "@switchyard/bus";
 import { SERVICES } from "@switchyard/fleet";
 import { createRouterClient } from "@switchyard/grpc";
 import { Packet_State, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
@@ -263,6 +268,39 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
       await assert.rejects(client.submitPacket({ message: "" }), /message/);
     } finally {
       client.close();
+    }
+  });
+
+  it("fleet - every process is a NATS micro service: $SRV.INFO lists the six with their endpoints, $SRV.STATS counts their requests", async () => {
+    const routed = await t.post("/v1/route", { message: "list the files in notes" });
+    assert.equal(routed.status, 200);
+    const nc = await connect({ servers: t.natsUrl });
+    try {
+      // The services library's client asks what `nats micro info` and `nats micro stats` ask.
+      const client = new Svcm(nc).client();
+      const infos: ServiceInfo[] = [];
+      for await (const info of await client.info()) infos.push(info);
+      assert.deepEqual(infos.map((info) => info.name).sort(), [...SERVICES].sort());
+      const endpointsOf = (name: string) =>
+        infos.find((info) => info.name === name)!.endpoints.map((e) => [e.name, e.subject, e.queue_group]).sort();
+      assert.deepEqual(endpointsOf("embedding-router"), [
+        ["examples", EXAMPLES_SUBJECT, "embedding-router"],
+        ["feedback", FEEDBACK_SUBJECT, "embedding-router"],
+        ["rank-tools", RANK_TOOLS_SUBJECT, "embedding-router"],
+        ["route", ROUTE_SUBJECT, "embedding-router"],
+      ]);
+      const executor = endpointsOf("executor");
+      assert.ok(executor.some(([name, subject]) => name === "approve-tool-filesystem" && subject === toolApprovalSubject("filesystem")), JSON.stringify(executor));
+      for (const stage of ["intent", "selector", "reviewer", "gateway"]) assert.deepEqual(endpointsOf(stage), [], `${stage} serves no request/reply endpoint`);
+      for (const info of infos) assert.match(info.description, /\w/, `${info.name} says what it does`);
+
+      const stats: ServiceStats[] = [];
+      for await (const stat of await client.stats("embedding-router")) stats.push(stat);
+      const route = stats.flatMap((stat) => stat.endpoints ?? []).filter((e) => e.name === "route");
+      assert.ok(route.reduce((n, e) => n + e.num_requests, 0) >= 1, `route requests counted: ${JSON.stringify(route)}`);
+      assert.ok(route.reduce((ms, e) => ms + (e.data as AnswerStats).answeringMs, 0) > 0, "the time spent answering, in data");
+    } finally {
+      await nc.close();
     }
   });
 });

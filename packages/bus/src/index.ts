@@ -10,8 +10,8 @@ export type { BucketListener, CatalogListener } from "./catalog.js";
 export { Headers, hopMessageId } from "./headers.js";
 export { loadPacket, publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 export type { HopClock } from "./packet-bus.js";
-export { requestReply, respondError, RpcError, serveRpc, SERVICE_ERROR_CODE_HEADER, SERVICE_ERROR_HEADER } from "./rpc.js";
-export type { RpcEndpoint } from "./rpc.js";
+export { addMicroService, protoEndpoint, requestReply, ServiceError } from "./micro-service.js";
+export type { AnswerStats, Endpoint, Service, ServiceIdentity } from "./micro-service.js";
 export { RetryLater } from "./stage-errors.js";
 export { isNatsFailure, isTransientNatsFailure, retryWhileTransient } from "./nats-failure.js";
 export { startStageWorker } from "./stage-worker.js";
@@ -25,7 +25,7 @@ export {
   packetSubject,
   RANK_TOOLS_SUBJECT,
   ROUTE_SUBJECT,
-  toolApprovalEndpoint,
+  toolApprovalSubject,
 } from "./subjects.js";
 export { currentTraceparent, extractTraceContext, injectTraceContext, packetTraceContext } from "./trace-context.js";
 export {

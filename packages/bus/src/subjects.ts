@@ -38,9 +38,9 @@ export const EXAMPLES_SUBJECT = "switchyard.rpc.examples";
 
 /**
  * Approving an MCP tool's current definition (request/reply, ToolDefinition with the name →
- * the approved ToolDefinition): served by the executors that run the tool's server, one
- * queue group per server, so a request never reaches an executor without that server.
+ * the approved ToolDefinition): one subject per server, served only by the executors that
+ * run that server, so a request never reaches an executor without it.
  */
-export function toolApprovalEndpoint(server: string): { subject: string; queue: string } {
-  return { subject: `switchyard.rpc.tool-approve.${token(server, "server name")}`, queue: `executor-${server}` };
+export function toolApprovalSubject(server: string): string {
+  return `switchyard.rpc.tool-approve.${token(server, "server name")}`;
 }

@@ -5,6 +5,7 @@ import type { Tracer } from "@opentelemetry/api";
 import { fastify } from "fastify";
 import type { FastifyInstance } from "fastify";
 import {
+  addMicroService,
   ATTEMPTS_BUCKET,
   ATTEMPTS_TTL_MS,
   ensureDeadLetters,
@@ -16,11 +17,11 @@ import {
   startDeadLetterWorker,
   startStageWorker,
 } from "@switchyard/bus";
-import type { TopologyOptions } from "@switchyard/bus";
+import type { Endpoint, Service, TopologyOptions } from "@switchyard/bus";
 import { parseList, readConfig } from "@switchyard/config";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
 import type { Static, TObject } from "typebox";
-import { createLogger, INSTANCE, initTracing, processMetrics } from "@switchyard/telemetry";
+import { createLogger, INSTANCE, initTracing, processMetrics, SWITCHYARD_VERSION } from "@switchyard/telemetry";
 import type { Logger, Tracing, TracingOptions } from "@switchyard/telemetry";
 import { exitOnSettingsError, listenOrExit } from "./listen.js";
 import { runtimeConfigSchema } from "./runtime-config.js";
@@ -28,8 +29,10 @@ import type { RuntimeConfig } from "./runtime-config.js";
 import { finishedPacket, measuredHandler, watchStageConsumer } from "./stage-metrics.js";
 
 export interface ServiceOptions {
-  /** The service's name, on its logs, hops and NATS connection. */
+  /** The service's name, on its logs, hops, NATS connection and NATS micro service. */
   name: string;
+  /** What the service does, one line, as `$SRV.INFO` (`nats micro info`) shows it. */
+  description: string;
   env: Record<string, string | undefined>;
   /** Port of /healthz, /readyz and /metrics when HEALTH_PORT is unset; unset means no health server (the gateway serves its own). */
   defaultHealthPort?: number;
@@ -45,6 +48,12 @@ export interface ServiceContext {
   logger: Logger;
   tracer: Tracer;
   topology: TopologyOptions;
+  /**
+   * Serves exactly these request/reply endpoints as this process's NATS micro service
+   * (`$SRV.INFO` lists them). The service is added anew with them and only then the
+   * one before stopped, so a request finds an answer throughout.
+   */
+  serveEndpoints(endpoints: readonly Endpoint[]): Promise<void>;
   /** Marks the service ready (or not) for /readyz; the "ready" log line carries `details` (ports, counts). */
   setReady(ready: boolean, details?: Record<string, unknown>): void;
   /** Registers work to undo at shutdown, run in reverse order before the NATS connection drains. */
@@ -78,6 +87,11 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
   await ensurePacketStream(nc, topology);
   const packets = await openBucket(nc, PACKETS_BUCKET, topology);
 
+  // Every process is a micro service, endpoints or not: `$SRV.PING` and `nats micro ls` see the whole fleet.
+  const identity = { name: options.name, version: SWITCHYARD_VERSION, description: options.description, metadata: { instance: INSTANCE } };
+  let micro: Service = await addMicroService(nc, identity, [], logger);
+  let endpointsChanged = Promise.resolve();
+
   let ready = false;
   const stops: (() => Promise<void> | void)[] = [];
   const healthPort = config.HEALTH_PORT ?? options.defaultHealthPort;
@@ -104,6 +118,15 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
     logger,
     tracer: tracing.tracer,
     topology,
+    serveEndpoints(endpoints) {
+      // One change at a time, so the last call's endpoints are the ones served.
+      endpointsChanged = endpointsChanged.then(async () => {
+        const before = micro;
+        micro = await addMicroService(nc, identity, endpoints, logger);
+        await before.stop();
+      });
+      return endpointsChanged;
+    },
     setReady(value, details = {}) {
       ready = value;
       const address = health?.server.address();
@@ -117,6 +140,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
       shuttingDown ??= (async () => {
         ready = false;
         await health?.close();
+        await micro.stop();
         for (const stop of stops.reverse()) await stop();
         await nc.drain();
         await tracing.shutdown();

@@ -48,6 +48,7 @@ describe("runtime - /metrics of a stage service", () => {
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     service = await startService({
       name: "metrics-test",
+      description: "a stage held by the test",
       // One packet at a time, so that a held packet keeps the next one waiting.
       env: { NATS_URL: nats.url, HEALTH_PORT: String(port), HEALTH_HOST: "127.0.0.1", LOG_LEVEL: "silent", STAGE_CONCURRENCY: "1" },
     });

@@ -1,4 +1,4 @@
-export { createLogger, INSTANCE, withPacketId } from "./logger.js";
+export { createLogger, INSTANCE, SWITCHYARD_VERSION, withPacketId } from "./logger.js";
 export type { Logger } from "./logger.js";
 export { initTracing } from "./tracing.js";
 export type { Tracing, TracingOptions } from "./tracing.js";

@@ -5,6 +5,9 @@ import { pino } from "pino";
 import type { DestinationStream, Logger } from "pino";
 import { maskSecrets } from "./secrets.js";
 
+/** The release, as the fleet reports it (NATS micro services, MCP server and client info); kept with package.json's versions. */
+export const SWITCHYARD_VERSION = "0.1.0";
+
 /** The process's identity on every hop and log line: "<host>:<pid>". */
 export const INSTANCE = `${hostname()}:${process.pid}`;
 

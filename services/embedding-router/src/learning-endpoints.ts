@@ -1,7 +1,8 @@
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { KV } from "@nats-io/kv";
 import { context } from "@opentelemetry/api";
-import { DONE_WILDCARD, EXAMPLES_SUBJECT, extractTraceContext, FEEDBACK_SUBJECT, loadPacket } from "@switchyard/bus";
+import { DONE_WILDCARD, EXAMPLES_SUBJECT, extractTraceContext, FEEDBACK_SUBJECT, loadPacket, protoEndpoint } from "@switchyard/bus";
+import type { Endpoint } from "@switchyard/bus";
 import {
   AddExamplesRequestSchema,
   AddExamplesResponseSchema,
@@ -13,7 +14,6 @@ import { withPacketId } from "@switchyard/telemetry";
 import type { Logger } from "@switchyard/telemetry";
 import { addToolExamples, applyFeedback, learnFromPacket } from "./learning.js";
 import type { LearningSettings } from "./learning.js";
-import { serveRequests } from "./rpc-endpoint.js";
 
 export interface LearningDeps {
   nc: NatsConnection;
@@ -32,35 +32,31 @@ export interface LearningDeps {
 /** The queue group: each finished packet is learned from by one router replica. */
 const LEARN_QUEUE = "embedding-router-learn";
 
-/**
- * Learning from use over NATS: finished packets (`switchyard.done.>`, core
- * NATS, so a packet finished while no router runs is not learned from; not
- * followed at all with LEARN_FROM_USE=false), and the feedback and
- * add-examples requests the gateway forwards. Returns the subscriptions'
- * drain for shutdown.
- */
-export function serveLearning(deps: LearningDeps): { drain(): Promise<void> } {
-  const { nc, logger } = deps;
-  const subscriptions: Subscription[] = [
-    serveRequests(deps, FEEDBACK_SUBJECT, FeedbackRequestSchema, FeedbackResponseSchema, async (request) =>
+/** The feedback and add-examples requests the gateway forwards, as endpoints of the router's micro service. */
+export function learningEndpoints(deps: LearningDeps): Endpoint[] {
+  return [
+    protoEndpoint("feedback", FEEDBACK_SUBJECT, FeedbackRequestSchema, FeedbackResponseSchema, async (request) =>
       applyFeedback(deps.examples, deps.pending, await loadPacket(deps.packets, request.packetId), request, deps.isTool, deps.settings),
     ),
-    serveRequests(deps, EXAMPLES_SUBJECT, AddExamplesRequestSchema, AddExamplesResponseSchema, (request) =>
+    protoEndpoint("examples", EXAMPLES_SUBJECT, AddExamplesRequestSchema, AddExamplesResponseSchema, (request) =>
       addToolExamples(deps.examples, request.tool, request.examples, deps.isTool),
     ),
   ];
-  if (deps.settings.LEARN_FROM_USE) {
-    subscriptions.push(
-      nc.subscribe(DONE_WILDCARD, {
-        queue: LEARN_QUEUE,
-        callback: (error, msg) => {
-          if (error) return logger.error({ err: error }, "finished-packet subscription failed");
-          void learn(deps, msg);
-        },
-      }),
-    );
-  }
-  return { drain: async () => void (await Promise.all(subscriptions.map((s) => s.drain()))) };
+}
+
+/**
+ * Learning from finished packets (`switchyard.done.>`, core NATS, so a packet finished
+ * while no router runs is not learned from); undefined with LEARN_FROM_USE=false.
+ */
+export function learnFromFinishedPackets(deps: LearningDeps): Subscription | undefined {
+  if (!deps.settings.LEARN_FROM_USE) return undefined;
+  return deps.nc.subscribe(DONE_WILDCARD, {
+    queue: LEARN_QUEUE,
+    callback: (error, msg) => {
+      if (error) return deps.logger.error({ err: error }, "finished-packet subscription failed");
+      void learn(deps, msg);
+    },
+  });
 }
 
 async function learn(deps: LearningDeps, msg: Msg): Promise<void> {

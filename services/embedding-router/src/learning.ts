@@ -7,7 +7,7 @@
  */
 import { create } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
-import { RpcError } from "@switchyard/bus";
+import { ServiceError } from "@switchyard/bus";
 import { addExamples, exampleTexts, learnExample, rejectExample, updateToolExamples } from "@switchyard/learning";
 import {
   AddExamplesResponseSchema,
@@ -121,7 +121,7 @@ async function settlePending(pending: KV, packet: Packet): Promise<void> {
  * selected tool (and keeps it from being learned for it again) and, when
  * `tool` is given, adds it to that tool. correct=true confirms the call: its
  * lesson is learned now (with learning on), instead of waiting for the session.
- * Throws an RpcError: 404 for an unknown packet or tool, 409 for a packet
+ * Throws a ServiceError: 404 for an unknown packet or tool, 409 for a packet
  * still running, 400 for a request that contradicts itself.
  */
 export async function applyFeedback(
@@ -133,13 +133,13 @@ export async function applyFeedback(
   settings: LearningSettings,
 ): Promise<FeedbackResponse> {
   const { packetId } = request;
-  if (request.correct === undefined) throw new RpcError(400, "correct is required");
-  if (!packet) throw new RpcError(404, `no packet with id ${packetId}`);
-  if (!isFinal(packet.state)) throw new RpcError(409, `packet ${packetId} is still running (${Packet_State[packet.state]})`);
+  if (request.correct === undefined) throw new ServiceError(400, "correct is required");
+  if (!packet) throw new ServiceError(404, `no packet with id ${packetId}`);
+  if (!isFinal(packet.state)) throw new ServiceError(409, `packet ${packetId} is still running (${Packet_State[packet.state]})`);
   const query = stepWords(packet);
   const response = create(FeedbackResponseSchema, { packetId, query });
   if (request.correct) {
-    if (request.tool) throw new RpcError(400, "tool is only for correct=false: the tool that should have been chosen");
+    if (request.tool) throw new ServiceError(400, "tool is only for correct=false: the tool that should have been chosen");
     const lesson = lessonOf(packet);
     await settlePending(pending, packet);
     if (lesson && settings.LEARN_FROM_USE && (await teach(bucket, lesson, settings))) response.addedTo = lesson.tool;
@@ -149,8 +149,8 @@ export async function applyFeedback(
 
   const wrong = routingOf(packet).selectedTool?.toolName ?? "";
   const right = request.tool;
-  if (right !== "" && right === wrong) throw new RpcError(400, `${right} is the packet's own tool; correct=false says it was wrong`);
-  if (right !== "" && !isTool(right)) throw new RpcError(404, `no tool named ${right}`);
+  if (right !== "" && right === wrong) throw new ServiceError(400, `${right} is the packet's own tool; correct=false says it was wrong`);
+  if (right !== "" && !isTool(right)) throw new ServiceError(404, `no tool named ${right}`);
   if (wrong !== "") {
     await updateToolExamples(bucket, wrong, (current) => rejectExample(current, query));
     response.removedFrom = wrong;
@@ -162,14 +162,14 @@ export async function applyFeedback(
   return response;
 }
 
-/** Adds examples to a tool by hand. Throws an RpcError 404 for a tool the catalog does not have. */
+/** Adds examples to a tool by hand. Throws an ServiceError 404 for a tool the catalog does not have. */
 export async function addToolExamples(
   bucket: KV,
   tool: string,
   examples: readonly string[],
   isTool: (name: string) => boolean,
 ): Promise<AddExamplesResponse> {
-  if (!isTool(tool)) throw new RpcError(404, `no tool named ${tool}`);
+  if (!isTool(tool)) throw new ServiceError(404, `no tool named ${tool}`);
   let added = 0;
   const stored = await updateToolExamples(bucket, tool, (current) => {
     const result = addExamples(current, examples);

@@ -8,6 +8,7 @@ import {
   openBucket,
   PENDING_LESSONS_BUCKET,
   PENDING_LESSONS_TTL_MS,
+  protoEndpoint,
   RANK_TOOLS_SUBJECT,
   ROUTE_SUBJECT,
 } from "@switchyard/bus";
@@ -18,18 +19,17 @@ import { LocalEmbedder, QdrantIndex, ToolNeedModel } from "@switchyard/retrieval
 import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { BroughtTools } from "./brought-tools.js";
 import { indexCatalog } from "./catalog-index.js";
-import { serveLearning } from "./learning-endpoints.js";
+import { learnFromFinishedPackets, learningEndpoints } from "./learning-endpoints.js";
 import { configSchema } from "./config.js";
 import { chooseEmbedder } from "./choose-embedder.js";
 import { chooseIndex } from "./choose-index.js";
 import { routeWithFallback } from "./fallback.js";
 import { routeStage } from "./route.js";
-import { serveRequests } from "./rpc-endpoint.js";
 import type { RouteQuery } from "./route.js";
 
 exitOnSettingsError("embedding-router");
 const config = readConfig(configSchema, process.env);
-const service = await startService({ name: "embedding-router", env: process.env, defaultHealthPort: 8082 });
+const service = await startService({ name: "embedding-router", description: "narrows the catalog to a few candidate tools (stage route); serves route-only requests, ranking and learning", env: process.env, defaultHealthPort: 8082 });
 const embedder = chooseEmbedder(config);
 service.logger.info({ embedder: embedder.id }, "embedder chosen");
 const index = await chooseIndex(config, embedder, (error) => service.logger.warn({ err: error }, "tool vectors not stored"));
@@ -46,34 +46,37 @@ const route = async (query: RouteQuery) => {
   return result;
 };
 
-// Route-only requests: request/reply in a queue group, so replicas share them.
-const routeEndpoint = serveRequests(service, ROUTE_SUBJECT, RouteRequestSchema, RouteResponseSchema, async (request, requestHeaders) => {
-  // The gateway names the caller's tenant; a request without one gets the shared tools alone.
-  const tenant = requestHeaders?.get(Headers.Tenant) ?? "";
-  const filter = { names: request.tools, pools: request.pools, domains: request.domains, tenant };
-  // The same query the intent stage would build: "turn it off" borrows the turn before.
-  const { text, context } = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
-  return create(RouteResponseSchema, await route({ query: text, context, topK: request.topK || undefined, filter }));
-});
-service.onStop(() => routeEndpoint.drain());
 // Ranking the tools a proxied chat request brings (brought-tools.ts), with the same embedder and query.
 const brought = new BroughtTools(embedder);
-const rankEndpoint = serveRequests(service, RANK_TOOLS_SUBJECT, RankToolsRequestSchema, RankToolsResponseSchema, async (request) => {
-  const query = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
-  return create(RankToolsResponseSchema, { candidates: await brought.rank(query, request.tools, request.topK || config.ROUTER_TOP_K) });
-});
-service.onStop(() => rankEndpoint.drain());
-// Learning from finished packets, feedback and hand-added examples (learning.ts).
-const learning = serveLearning({
+const learning = {
   nc: service.nc,
   examples,
   pending: pendingLessons,
   packets: service.packets,
-  isTool: (name) => catalog.has(name),
+  isTool: (name: string) => catalog.has(name),
   settings: config,
   logger: service.logger,
-});
-service.onStop(() => learning.drain());
+};
+// Request/reply endpoints of the router's micro service; its replicas share each request.
+await service.serveEndpoints([
+  protoEndpoint("route", ROUTE_SUBJECT, RouteRequestSchema, RouteResponseSchema, async (request, requestHeaders) => {
+    // The gateway names the caller's tenant; a request without one gets the shared tools alone.
+    const tenant = requestHeaders?.get(Headers.Tenant) ?? "";
+    const filter = { names: request.tools, pools: request.pools, domains: request.domains, tenant };
+    // The same query the intent stage would build: "turn it off" borrows the turn before.
+    const { text, context } = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
+    return create(RouteResponseSchema, await route({ query: text, context, topK: request.topK || undefined, filter }));
+  }),
+  protoEndpoint("rank-tools", RANK_TOOLS_SUBJECT, RankToolsRequestSchema, RankToolsResponseSchema, async (request) => {
+    const query = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
+    return create(RankToolsResponseSchema, { candidates: await brought.rank(query, request.tools, request.topK || config.ROUTER_TOP_K) });
+  }),
+  // Feedback and hand-added examples (learning.ts).
+  ...learningEndpoints(learning),
+]);
+// Learning from finished packets, in a queue group of its own.
+const learningFromUse = learnFromFinishedPackets(learning);
+service.onStop(async () => void (await learningFromUse?.drain()));
 drainOnSignals(service);
 
 // The tool-need gate: the shipped model unless ROUTER_TOOL_NEED_MODEL names another (read once, at start).

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import type { KV } from "@nats-io/kv";
-import { EXAMPLES_BUCKET, openBucket, PENDING_LESSONS_BUCKET, putTool, RpcError } from "@switchyard/bus";
+import { EXAMPLES_BUCKET, openBucket, PENDING_LESSONS_BUCKET, putTool, ServiceError } from "@switchyard/bus";
 import { addExamples, exampleTexts, readToolExamples, updateToolExamples } from "@switchyard/learning";
 import {
   ApprovalSchema,
@@ -205,7 +205,7 @@ describe("learning - the examples bucket and the index", () => {
       [() => feedback({}), 400],
     ];
     for (const [call, code] of refusals) {
-      await assert.rejects(call(), (error: unknown) => error instanceof RpcError && error.code === code);
+      await assert.rejects(call(), (error: unknown) => error instanceof ServiceError && error.code === code);
     }
     assert.deepEqual(await examplesOf(READ), ["please read the file notes/todo.md"], "untouched");
   });
@@ -216,7 +216,7 @@ describe("learning - the examples bucket and the index", () => {
     assert.deepEqual([first.added, first.examples], [2, ["show me my notes", "what's in todo.md"]]);
     const again = await addToolExamples(bucket, READ, ["Show me my notes", "cat notes/a.md"], () => true);
     assert.deepEqual([again.added, again.examples], [1, ["show me my notes", "what's in todo.md", "cat notes/a.md"]]);
-    await assert.rejects(addToolExamples(bucket, "no.such_tool", ["x"], () => false), (e: unknown) => e instanceof RpcError && e.code === 404);
+    await assert.rejects(addToolExamples(bucket, "no.such_tool", ["x"], () => false), (e: unknown) => e instanceof ServiceError && e.code === 404);
   });
 
   it("learning - a tool is indexed with its stored examples; a change re-embeds that tool alone", async () => {

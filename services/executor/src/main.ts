@@ -15,7 +15,7 @@ import { followRegisteredServers } from "./registered-servers.js";
 import { rootsByServer } from "./relative-paths.js";
 import { loadServersConfig } from "./servers-config.js";
 import { reloadServers } from "./servers-reload.js";
-import { toolApprovals } from "./tool-approval.js";
+import { toolApprovalEndpoints } from "./tool-approval.js";
 import { toolGuard } from "./tool-guard.js";
 
 exitOnSettingsError("executor");
@@ -25,7 +25,7 @@ mkdirSync(dataDir, { recursive: true });
 const env = { ...process.env, SWITCHYARD_DATA_DIR: dataDir };
 const { file, servers } = await loadServersConfig(config.SWITCHYARD_CONFIG, env);
 
-const service = await startService({ name: "executor", env: process.env, defaultHealthPort: 8085 });
+const service = await startService({ name: "executor", description: "calls the chosen tool over MCP (stage execute) and approves MCP tools of its servers", env: process.env, defaultHealthPort: 8085 });
 const catalog = await openBucket(service.nc, CATALOG_BUCKET, service.topology);
 const serverNames = () => pool.servers().map((server) => server.name);
 const served = () => pool.listTools();
@@ -39,12 +39,11 @@ const pool: McpPool = await McpPool.connect(servers, {
 });
 service.onStop(() => pool.close());
 await publish();
-const approvals = toolApprovals({ nc: service.nc, logger: service.logger, catalog, served });
-await approvals.serve(serverNames());
-service.onStop(() => approvals.drain());
+const serveApprovals = (names: string[]) => service.serveEndpoints(toolApprovalEndpoints({ logger: service.logger, catalog, served }, names));
+await serveApprovals(serverNames());
 // Reloads run one at a time, whether the file or a registration changed.
 let reloading = Promise.resolve();
-const reload = () => (reloading = reloading.then(() => reloadServers({ file, env, registered: () => registered.servers(), pool, approvals, publish, logger: service.logger })));
+const reload = () => (reloading = reloading.then(() => reloadServers({ file, env, registered: () => registered.servers(), pool, serveApprovals, publish, logger: service.logger })));
 const registered = await followRegisteredServers(await openBucket(service.nc, SERVERS_BUCKET, service.topology), () => void reload());
 service.onStop(() => registered.stop());
 // Stopped first (onStop runs in reverse): a reload under way finishes before the pool closes.

@@ -10,7 +10,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { givenAnnotations, ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
-import { ClientAttr, markFailed, processMetrics, withClientSpan } from "@switchyard/telemetry";
+import { ClientAttr, markFailed, processMetrics, SWITCHYARD_VERSION, withClientSpan } from "@switchyard/telemetry";
 import type { ServerConfig, SideEffectName, ToolOverrides } from "./servers-config.js";
 import { diffServers } from "./servers-diff.js";
 
@@ -325,7 +325,7 @@ export class McpPool {
     const config = connection.config;
     const timeout = this.options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     const client = new Client(
-      { name: "switchyard-executor", version: "0.1.0" },
+      { name: "switchyard-executor", version: SWITCHYARD_VERSION },
       {
         // No roots capability: a filesystem server then serves exactly the directories in its args.
         capabilities: {},

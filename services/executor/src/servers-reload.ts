@@ -3,7 +3,6 @@ import type { McpPool } from "./mcp-pool.js";
 import { withRegistered } from "./registered-servers.js";
 import { loadServersConfig, ServersConfigError } from "./servers-config.js";
 import type { ServerConfig } from "./servers-config.js";
-import type { ToolApprovals } from "./tool-approval.js";
 
 export interface ReloadDeps {
   /** The MCP servers file. */
@@ -13,7 +12,8 @@ export interface ReloadDeps {
   /** The servers registered at run time (registered-servers.ts), as they are now. */
   registered: () => ServerConfig[];
   pool: McpPool;
-  approvals: ToolApprovals;
+  /** Serves the tool approval endpoints of exactly these servers (tool-approval.ts). */
+  serveApprovals: (servers: string[]) => Promise<void>;
   /** Brings the catalog in step with the pool, retiring the tools of the `removed` servers. */
   publish: (removed: string[]) => Promise<void>;
   logger: Pick<Logger, "info" | "error">;
@@ -43,8 +43,8 @@ export async function reloadServers(deps: ReloadDeps): Promise<void> {
   for (const name of shadowed) logger.error({ file, server: name }, `registered MCP server ${name} left out: ${file} has a server of that name`);
   const changes = await pool.apply(servers);
   if (Object.values(changes).every((list) => list.length === 0)) return;
-  await deps.approvals
-    .serve(pool.servers().map((server) => server.name))
+  await deps
+    .serveApprovals(pool.servers().map((server) => server.name))
     .catch((error: unknown) => logger.error({ err: error }, "cannot update the tool approval endpoints"));
   await deps.publish(changes.removed).catch((error: unknown) => logger.error({ err: error }, "catalog update failed"));
   for (const { name, tools } of changes.added) logger.info({ server: name, tools }, `MCP server added: ${name} (${tools} tools)`);

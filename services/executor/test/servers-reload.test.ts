@@ -32,7 +32,7 @@ describe("servers reload", () => {
       env: {},
       registered: () => registered,
       pool,
-      approvals: { serve: async (servers) => void served.push(servers), drain: async () => undefined },
+      serveApprovals: async (servers) => void served.push(servers),
       publish: async (removed) => void published.push(removed),
       logger: {
         info: (_fields: object, message: string) => void lines.push({ level: "info", message }),

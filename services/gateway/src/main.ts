@@ -22,6 +22,7 @@ const exposure = localModeExposure(config);
 const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"]);
 const service = await startService({
   name: "gateway",
+  description: "the front doors: HTTP, gRPC, MCP and the OpenAI-compatible proxy; hands packets to the stages",
   env: process.env,
   instrumentations: [
     // No spans for hooks: the gateway's (API key, rate limit) are in-memory checks whose outcome the request span's status shows.

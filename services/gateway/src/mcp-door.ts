@@ -18,6 +18,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { fromValue, Packet_State, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, ToolDefinition } from "@switchyard/packet";
+import { SWITCHYARD_VERSION } from "@switchyard/telemetry";
 import { defaultConfig } from "./config.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
@@ -43,7 +44,7 @@ export const DEFAULT_MCP_OPTIONS: McpDoorOptions = {
   userDomains: new Map(),
 };
 
-const SERVER_INFO = { name: "switchyard", version: "0.1.0" };
+const SERVER_INFO = { name: "switchyard", version: SWITCHYARD_VERSION };
 
 /** The route; register it inside the guarded API context (app.ts). */
 export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions): FastifyPluginAsync {

@@ -23,7 +23,7 @@ import {
   requestReply,
   retryWhileTransient,
   ROUTE_SUBJECT,
-  RpcError,
+  ServiceError,
   setDeadline,
   startHopClock,
 } from "@switchyard/bus";
@@ -119,7 +119,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     try {
       return await requestReply(nc, subject, data, options.routeTimeoutMs, requestHeaders);
     } catch (error) {
-      if (!(error instanceof RpcError)) throw error;
+      if (!(error instanceof ServiceError)) throw error;
       const code = ROUTER_ERRORS.get(error.code) ?? "unavailable";
       throw new GatewayError(code, code === "unavailable" ? `embedding-router: ${error.message}` : error.message);
     }

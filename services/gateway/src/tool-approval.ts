@@ -1,6 +1,6 @@
 import { fromBinary, toBinary, create } from "@bufbuild/protobuf";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { requestReply, RpcError, toolApprovalEndpoint } from "@switchyard/bus";
+import { requestReply, ServiceError, toolApprovalSubject } from "@switchyard/bus";
 import { ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { GatewayError } from "./deps.js";
@@ -12,17 +12,17 @@ import { GatewayError } from "./deps.js";
  */
 export async function requestToolApproval(nc: NatsConnection, name: string, timeoutMs: number): Promise<ToolDefinition> {
   const server = name.slice(0, Math.max(0, name.indexOf(".")));
-  let endpoint: { subject: string };
+  let subject: string;
   try {
-    endpoint = toolApprovalEndpoint(server);
+    subject = toolApprovalSubject(server);
   } catch {
     throw new GatewayError("not_found", `no MCP tool ${name}: catalog names of MCP tools are "<server>.<tool>"`);
   }
   try {
     const request = toBinary(ToolDefinitionSchema, create(ToolDefinitionSchema, { name }));
-    return fromBinary(ToolDefinitionSchema, await requestReply(nc, endpoint.subject, request, timeoutMs));
+    return fromBinary(ToolDefinitionSchema, await requestReply(nc, subject, request, timeoutMs));
   } catch (error) {
-    if (!(error instanceof RpcError)) throw error;
+    if (!(error instanceof ServiceError)) throw error;
     if (error.code === 404) throw new GatewayError("not_found", error.message);
     throw new GatewayError("unavailable", `no executor serving MCP server ${server} answered: ${error.message}`);
   }

@@ -8,7 +8,7 @@ import { runIntentStage } from "./stage.js";
 
 exitOnSettingsError("intent");
 const config = readConfig(configSchema, process.env);
-const service = await startService({ name: "intent", env: process.env, defaultHealthPort: 8081 });
+const service = await startService({ name: "intent", description: "decides whether a message needs a tool at all (stage intent)", env: process.env, defaultHealthPort: 8081 });
 const toolNames = new Map<string, string>();
 const follower = await followCatalog(await openBucket(service.nc, CATALOG_BUCKET, service.topology), {
   upsert: (tool) => toolNames.set(catalogKey(tool.name), tool.name),

@@ -10,6 +10,7 @@ let reviewer: Reviewer | undefined;
 await runStageService({
   name: "reviewer",
   stage: "review",
+  description: "scores a chosen call's confidence and applies policy: threshold, approvals, dry run (stage review)",
   env: process.env,
   defaultHealthPort: 8084,
   configSchema,

@@ -10,6 +10,7 @@ let selector: Selector | undefined;
 await runStageService({
   name: "selector",
   stage: "select",
+  description: "picks one tool and its arguments among the candidates, with alternatives (stage select)",
   env: process.env,
   defaultHealthPort: 8083,
   configSchema,
