@@ -7,7 +7,7 @@
 import type { BenchCase } from "@switchyard/bench-data";
 import { defaultConfig as routerDefaults, routeStage, routeWithFallback } from "@switchyard/embedding-router";
 import type { Config as RouterConfig, RouterCatalog } from "@switchyard/embedding-router";
-import { defaultConfig as intentDefaults, intentStage } from "@switchyard/intent";
+import { defaultConfig as intentDefaults, decideIntent } from "@switchyard/intent";
 import type { Config as IntentConfig } from "@switchyard/intent";
 import { newPacket, Packet_State, routingOf, turnOf } from "@switchyard/packet";
 import type { Packet, StageOutcome, ToolDefinition } from "@switchyard/packet";
@@ -15,7 +15,7 @@ import { catalogStats } from "@switchyard/retrieval";
 import type { ToolIndex, ToolNeedInput, ToolNeedScorer } from "@switchyard/retrieval";
 import { defaultConfig as reviewerDefaults, prepareReview, reviewStage } from "@switchyard/reviewer";
 import type { Config as ReviewerConfig } from "@switchyard/reviewer";
-import { defaultConfig as selectorDefaults, heuristicSelector, selectStageWith } from "@switchyard/selector";
+import { defaultConfig as selectorDefaults, selectStage } from "@switchyard/selector";
 import type { Config as SelectorConfig, Selector } from "@switchyard/selector";
 
 export interface PipelineDeps {
@@ -78,7 +78,7 @@ export async function runPipeline(c: Pick<BenchCase, "query" | "candidates" | "h
 
   const checked = prepareReview(packet);
   const refused = "rejected" in checked || checked.findings.length > 0;
-  const reviewed = reviewStage(packet, deps.reviewer ?? reviewerDefaults);
+  const reviewed = await reviewStage(packet, { config: deps.reviewer ?? reviewerDefaults });
   const toolCall = !isDone(reviewed) || packet.state === Packet_State.AWAITING_APPROVAL;
   const end = toolCall ? "call" : refused ? "refused" : "skipped";
   return { noTool: !toolCall && refused, toolCall, endedAt: "review", end, tool: routingOf(packet).selectedTool?.toolName, packet };
@@ -101,7 +101,7 @@ export async function runToSelection(c: Pick<BenchCase, "query" | "candidates" |
   const packet = newPacket({ message: c.query, allowedTools: c.candidates ?? [], history: (c.history ?? []).map((turn) => turnOf(turn.role, turn.content)) });
 
   const names = deps.tools.map((t) => t.name);
-  if (isDone(intentStage(packet, deps.intent ?? intentDefaults, { toolNames: () => names }))) return { packet, endedAt: "intent", end: "noToolIntent" };
+  if (isDone(decideIntent(packet, deps.intent ?? intentDefaults, { toolNames: () => names }))) return { packet, endedAt: "intent", end: "noToolIntent" };
 
   const routerConfig = deps.router ?? routerDefaults();
   const catalog: RouterCatalog = { core: () => deps.tools.filter((t) => t.core), all: () => [...deps.tools] };
@@ -112,7 +112,7 @@ export async function runToSelection(c: Pick<BenchCase, "query" | "candidates" |
   }
 
   const selectorConfig = deps.selector ?? selectorDefaults;
-  if (isDone(await selectStageWith(packet, selectorConfig, selector ?? heuristicSelector(selectorConfig)))) {
+  if (isDone(await selectStage(packet, { config: selectorConfig, ...(selector ? { selector } : {}) }))) {
     // the heuristic selector ends a packet the router's gate found no need for: that "no tool" is the route stage's
     const verdict = routingOf(packet).toolNeed;
     const end = verdict?.needed !== false ? "noToolSelect" : verdict.unreadLanguage ? "language" : "noToolRoute";

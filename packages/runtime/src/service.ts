@@ -203,20 +203,23 @@ export function drainOnSignals(context: ServiceContext): void {
   process.once("SIGINT", onSignal);
 }
 
-export interface StageServiceOptions<S extends TObject> extends ServiceOptions {
+export interface StageServiceOptions<S extends TObject, D> extends ServiceOptions {
   stage: Stage;
   /** The service's own settings, read from `env` before anything starts. */
   configSchema: S;
-  handle: (packet: Packet, config: Static<S>) => StageOutcome | Promise<StageOutcome>;
+  /** The stage's dependencies (its settings, the model or policy it plugs in), made once from the settings. */
+  deps: (config: Static<S>) => D;
+  /** The stage itself: one packet and its dependencies. */
+  handle: (packet: Packet, deps: D) => StageOutcome | Promise<StageOutcome>;
 }
 
 /** The whole life of a service that is one stage and nothing else: settings, NATS, the stage, drain on signals. */
-export async function runStageService<S extends TObject>(options: StageServiceOptions<S>): Promise<ServiceContext> {
+export async function runStageService<S extends TObject, D>(options: StageServiceOptions<S, D>): Promise<ServiceContext> {
   exitOnSettingsError(options.name);
-  const config = readConfig(options.configSchema, options.env);
+  const deps = options.deps(readConfig(options.configSchema, options.env));
   const service = await startService(options);
   drainOnSignals(service);
-  await runStage(service, options.stage, (packet) => options.handle(packet, config));
+  await runStage(service, options.stage, (packet) => options.handle(packet, deps));
   service.setReady(true);
   return service;
 }

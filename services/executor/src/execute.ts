@@ -25,6 +25,7 @@ import { withRelativePaths } from "./relative-paths.js";
 import type { VetCall } from "./tool-guard.js";
 
 export interface ExecuteDeps {
+  config: Pick<Config, "MCP_CALL_TIMEOUT_MS" | "TOOL_OUTPUT_MAX_BYTES">;
   callTool: McpPool["callTool"];
   /** The executor's own checks before a call (tool-guard.ts: quarantine, pin, arguments); main.ts always sets it. */
   vetCall?: VetCall;
@@ -40,11 +41,7 @@ export interface ExecuteDeps {
  * seed 000 §5.2 does, and hands the packet back to intent, which decides
  * whether another step follows and enforces max_reinjections.
  */
-export async function executeStage(
-  packet: Packet,
-  deps: ExecuteDeps,
-  config: Pick<Config, "MCP_CALL_TIMEOUT_MS" | "TOOL_OUTPUT_MAX_BYTES">,
-): Promise<StageOutcome> {
+export async function executeStage(packet: Packet, deps: ExecuteDeps): Promise<StageOutcome> {
   const routing = routingOf(packet);
   const selected = routing.selectedTool;
   const candidate = selected && routing.candidates.find((c) => c.tool?.name === selected.toolName);
@@ -91,7 +88,7 @@ export async function executeStage(
   }
 
   // The packet's deadline caps the call's time.
-  const call = () => deps.callTool(tool, params, { timeoutMs: config.MCP_CALL_TIMEOUT_MS, maxTimeoutMs: cappedTimeoutMs(packet, Infinity) });
+  const call = () => deps.callTool(tool, params, { timeoutMs: deps.config.MCP_CALL_TIMEOUT_MS, maxTimeoutMs: cappedTimeoutMs(packet, Infinity) });
   const { packetId, hop } = packet.header!;
   const once: OnceOutcome = deps.ledger
     ? await callOnce(deps.ledger, executionKey(packetId, hop), candidate.tool.sideEffect === ToolDefinition_SideEffect.READ, call)
@@ -100,7 +97,7 @@ export async function executeStage(
     return failExecution(packet, `${tool}: ${once.reason}`);
   }
   const relative = withRelativePaths(once.result, deps.rootsOf?.(candidate.tool.server) ?? []);
-  const result = capToolOutput(packet, tool, relative, config.TOOL_OUTPUT_MAX_BYTES);
+  const result = capToolOutput(packet, tool, relative, deps.config.TOOL_OUTPUT_MAX_BYTES);
   inject(packet, tool, params, result, source);
   routing.executionStatus = result.success
     ? ToolRoutingState_ExecutionStatus.EXECUTED

@@ -55,7 +55,6 @@ drainOnSignals(service);
 
 const ledger = { kv: await openBucket(service.nc, EXECUTIONS_BUCKET, service.topology, EXECUTIONS_TTL_MS), leaseMs: config.EXECUTION_LEASE_MS };
 const rootsOf = rootsByServer(() => pool.servers());
-await runStage(service, "execute", (packet) =>
-  executeStage(packet, { callTool: pool.callTool.bind(pool), vetCall: toolGuard(catalog, served), ledger, rootsOf }, config),
-);
+const deps = { config, callTool: pool.callTool.bind(pool), vetCall: toolGuard(catalog, served), ledger, rootsOf };
+await runStage(service, "execute", (packet) => executeStage(packet, deps));
 service.setReady(true, { servers: serverNames(), tools: served().length });

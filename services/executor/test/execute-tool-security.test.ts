@@ -56,11 +56,7 @@ describe("execute stage - tool security", () => {
   }
 
   const run = (packet: Packet) =>
-    executeStage(
-      packet,
-      { callTool: (name, args, options) => (calls.push(name), pool.callTool(name, args, options)), vetCall: toolGuard(catalog, () => pool.listTools()) },
-      CONFIG,
-    );
+    executeStage(packet, { callTool: (name, args, options) => (calls.push(name), pool.callTool(name, args, options)), vetCall: toolGuard(catalog, () => pool.listTools()), config: CONFIG });
 
   it("execute - a quarantined tool (hidden instructions) is refused before any call, the packet says why", async () => {
     calls.length = 0;

@@ -35,6 +35,7 @@ describe("execute stage", () => {
   let calls: string[] = [];
   // The real pool, with a record of what was called so "never called" can be asserted as well as observed.
   const deps: ExecuteDeps = {
+    config: CONFIG,
     callTool: (name, args, options) => {
       calls.push(name);
       return pool.callTool(name, args, options);
@@ -76,7 +77,7 @@ describe("execute stage", () => {
 
   it("execute - a successful call is injected as data field, sketchpad, result and reflection, then reinjected", async () => {
     const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file", "filesystem.list_directory"]);
-    const outcome = await executeStage(packet, deps, CONFIG);
+    const outcome = await executeStage(packet, deps);
 
     assert.deepEqual(outcome, { next: "intent" });
     assert.deepEqual(calls, ["filesystem.read_text_file"]);
@@ -112,7 +113,7 @@ describe("execute stage", () => {
   it("execute - the call joins the packet's calls, by hash and hop, for repetition detection", async () => {
     const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file"]);
     packet.header!.hop = 4;
-    await executeStage(packet, deps, CONFIG);
+    await executeStage(packet, deps);
     const [call] = routingOf(packet).calls;
     assert.deepEqual(
       { tool: call?.toolName, hash: call?.callHash, hop: call?.hop, success: call?.success, dryRun: call?.dryRun },
@@ -123,7 +124,7 @@ describe("execute stage", () => {
   it("execute - a call waiting for approval, or approved with other arguments, is never made", async () => {
     const packet = routedPacket("filesystem.write_file", { path: "notes/new.md", content: "x" }, ["filesystem.write_file"]);
     requestApproval(packet, 60_000);
-    assert.deepEqual(await executeStage(packet, deps, CONFIG), { done: true });
+    assert.deepEqual(await executeStage(packet, deps), { done: true });
     assert.deepEqual(calls, [], "not called without the approval");
     assert.equal(packet.state, Packet_State.FAILED);
     assert.match(packet.stateReason, /needs the user's approval of this exact call/);
@@ -132,7 +133,7 @@ describe("execute stage", () => {
     requestApproval(changed, 60_000);
     grantApproval(changed);
     routingOf(changed).selectedTool!.params = { path: "notes/other.md", content: "x" };
-    await executeStage(changed, deps, CONFIG);
+    await executeStage(changed, deps);
     assert.deepEqual(calls, [], "an approval of other arguments does not count");
     await assert.rejects(stat(join(dir, "workspace/notes/other.md")));
   });
@@ -140,7 +141,7 @@ describe("execute stage", () => {
   it("execute - a failed call is injected with its error, status FAILED, and still reinjected", async () => {
     const packet = routedPacket("filesystem.read_text_file", { path: "notes/gone.md" }, ["filesystem.read_text_file"]);
     routingOf(packet).reinjectionCount = 1;
-    const outcome = await executeStage(packet, deps, CONFIG);
+    const outcome = await executeStage(packet, deps);
 
     assert.deepEqual(outcome, { next: "intent" });
     const routing = routingOf(packet);
@@ -158,7 +159,7 @@ describe("execute stage", () => {
 
   it("execute - a tool's error names the path relative to the served directory, not where it is on the server", async () => {
     const packet = routedPacket("filesystem.read_text_file", { path: "notes/gone.md" }, ["filesystem.read_text_file"]);
-    await executeStage(packet, { ...deps, rootsOf: rootsByServer(() => servers) }, CONFIG);
+    await executeStage(packet, { ...deps, rootsOf: rootsByServer(() => servers) });
     const error = routingOf(packet).executionResult?.error ?? "";
     assert.match(error, /ENOENT: no such file or directory, open 'notes\/gone\.md'/);
     assert.ok(!error.includes(dir), error);
@@ -166,16 +167,16 @@ describe("execute stage", () => {
     assert.ok(!(packet.reasoning?.reflectionLog.at(-1)?.summary ?? "").includes(dir), "nor in the reflection log");
 
     const allowed = routedPacket("filesystem.list_allowed_directories", {}, ["filesystem.list_allowed_directories"]);
-    await executeStage(allowed, { ...deps, rootsOf: rootsByServer(() => servers) }, CONFIG);
+    await executeStage(allowed, { ...deps, rootsOf: rootsByServer(() => servers) });
     // Structured output: the strings inside it are rewritten too.
     assert.deepEqual(fromValue(routingOf(allowed).executionResult?.output), { content: "Allowed directories:\n." }, "the served directory itself is .");
   });
 
   it("execute - a second result replaces the sketchpad slot and adds a second data field", async () => {
     const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file", "filesystem.list_directory"]);
-    await executeStage(packet, deps, CONFIG);
+    await executeStage(packet, deps);
     routingOf(packet).selectedTool = create(SelectedToolSchema, { toolName: "filesystem.list_directory", params: { path: "notes" } });
-    await executeStage(packet, deps, CONFIG);
+    await executeStage(packet, deps);
 
     assert.equal(packet.content?.dataFields.filter((field) => field.key === "tool_result").length, 2);
     assert.equal(packet.reasoning?.sketchpad.filter((entry) => entry.slot === "latest_tool_result").length, 1);
@@ -189,7 +190,7 @@ describe("execute stage", () => {
     const packet = routedPacket("filesystem.write_file", params, ["filesystem.write_file"], true);
     const why = "dry run: filesystem.write_file is a write tool and ALLOW_WRITE_TOOLS is off; set ALLOW_WRITE_TOOLS=true to run write tools.";
     routingOf(packet).reviewReasoning = why;
-    const outcome = await executeStage(packet, deps, CONFIG);
+    const outcome = await executeStage(packet, deps);
 
     assert.deepEqual(outcome, { done: true });
     assert.deepEqual(calls, []);
@@ -217,21 +218,21 @@ describe("execute stage", () => {
 
   it("execute - a dry run without the reviewer's reasoning still ends with a reason", async () => {
     const packet = routedPacket("filesystem.write_file", { path: "dry-run.txt", content: "x" }, ["filesystem.write_file"], true);
-    await executeStage(packet, deps, CONFIG);
+    await executeStage(packet, deps);
     assert.equal(packet.stateReason, "dry run: the review asked for one; filesystem.write_file was not run");
   });
 
   it("execute - the same call without dry run writes the file (the dry-run check can fail)", async () => {
     const params = { path: "real-run.txt", content: "written" };
     const packet = routedPacket("filesystem.write_file", params, ["filesystem.write_file"]);
-    await executeStage(packet, deps, CONFIG);
+    await executeStage(packet, deps);
     assert.equal(await readFile(join(dir, "workspace/real-run.txt"), "utf8"), "written");
   });
 
   it("execute - a selected tool outside the candidates is never called and the packet fails", async () => {
     const target = join(dir, "workspace/sneaky.txt");
     const packet = routedPacket("filesystem.write_file", { path: "sneaky.txt", content: "x" }, ["filesystem.read_text_file"]);
-    const outcome = await executeStage(packet, deps, CONFIG);
+    const outcome = await executeStage(packet, deps);
 
     assert.deepEqual(outcome, { done: true });
     assert.deepEqual(calls, []);
@@ -246,7 +247,7 @@ describe("execute stage", () => {
   it("execute - a packet without a selected tool fails without a call", async () => {
     const packet = routedPacket("filesystem.read_text_file", {}, ["filesystem.read_text_file"]);
     routingOf(packet).selectedTool = undefined;
-    assert.deepEqual(await executeStage(packet, deps, CONFIG), { done: true });
+    assert.deepEqual(await executeStage(packet, deps), { done: true });
     assert.deepEqual(calls, []);
     assert.equal(packet.state, Packet_State.FAILED);
     assert.match(packet.stateReason, /no tool selected/);
@@ -255,7 +256,7 @@ describe("execute stage", () => {
   it("execute - the configured timeout reaches the call", async () => {
     const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file"]);
     const seen: (number | undefined)[] = [];
-    await executeStage(packet, { callTool: (name, args, options) => (seen.push(options?.timeoutMs), pool.callTool(name, args, options)) }, { ...CONFIG, MCP_CALL_TIMEOUT_MS: 1234 });
+    await executeStage(packet, { callTool: (name, args, options) => (seen.push(options?.timeoutMs), pool.callTool(name, args, options)), config: { ...CONFIG, MCP_CALL_TIMEOUT_MS: 1234 } });
     assert.deepEqual(seen, [1234]);
   });
 });

@@ -1,5 +1,5 @@
 // The intent stage as a library, for callers that run the pipeline in process (bench/); main.ts wires it to NATS.
-export { decideToolNeed, intentStage, REFLECTION_STEP, verdictOf } from "./intent.js";
+export { decideToolNeed, decideIntent, REFLECTION_STEP, verdictOf } from "./intent.js";
 export type { IntentCatalog } from "./intent.js";
 export { configSchema, defaultConfig } from "./config.js";
 export type { Config } from "./config.js";

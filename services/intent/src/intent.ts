@@ -32,13 +32,13 @@ const Status = ToolRoutingState_ExecutionStatus;
 export const REFLECTION_STEP = "intent";
 
 /**
- * Runs the stage on `packet` (mutating it): `{ next: "route" }` when a step is
+ * The rules of the stage, on `packet` (mutating it): `{ next: "route" }` when a step is
  * to be routed, `{ done: true }` when the packet has ended (its state and
  * reflection log say how). A packet that is already final is left alone.
  * `judged`: the intent model's verdict on a message the rules left undecided
  * (model-tool-need.ts), which settles it.
  */
-export function intentStage(packet: Packet, config: Config, catalog: IntentCatalog = NO_CATALOG, judged?: ModelToolNeed): StageOutcome {
+export function decideIntent(packet: Packet, config: Config, catalog: IntentCatalog = NO_CATALOG, judged?: ModelToolNeed): StageOutcome {
   if (isFinal(packet.state)) return { done: true };
   return intentOf(packet).steps.length === 0 ? firstPass(packet, config, catalog, judged) : reinjectedPass(packet, config);
 }

@@ -4,7 +4,7 @@ import { readConfig } from "@switchyard/config";
 import { modelClientFor } from "@switchyard/llm";
 import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { configSchema } from "./config.js";
-import { runIntentStage } from "./stage.js";
+import { intentStage } from "./stage.js";
 
 exitOnSettingsError("intent");
 const config = readConfig(configSchema, process.env);
@@ -18,5 +18,5 @@ service.onStop(() => follower.stop());
 drainOnSignals(service);
 const model = modelClientFor(config, config.INTENT_MODEL);
 const deps = { config, catalog: { toolNames: () => toolNames.values() }, ...(model ? { model } : {}) };
-await runStage(service, "intent", (packet) => runIntentStage(packet, deps));
+await runStage(service, "intent", (packet) => intentStage(packet, deps));
 service.setReady(true);

@@ -11,7 +11,7 @@ import type { Config } from "./config.js";
 import { decideToolNeed, REFLECTION_STEP, verdictOf } from "./intent.js";
 import type { IntentCatalog } from "./intent.js";
 
-/** The model's verdict, as the intent stage takes it (`intentStage`'s `judged`). */
+/** The model's verdict, as the intent stage takes it (`decideIntent`'s `judged`). */
 export interface ModelToolNeed {
   needsTool: boolean;
   /** "model:<name>", recorded as the packet's detectedBy. */

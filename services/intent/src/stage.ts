@@ -8,7 +8,7 @@ import type { ModelClient } from "@switchyard/llm";
 import type { Packet, StageOutcome } from "@switchyard/packet";
 import type { Config } from "./config.js";
 import { judgeContinuation } from "./continuation.js";
-import { intentStage } from "./intent.js";
+import { decideIntent } from "./intent.js";
 import type { IntentCatalog } from "./intent.js";
 import { askToolNeed } from "./model-tool-need.js";
 
@@ -19,9 +19,10 @@ export interface IntentStageDeps {
   model?: ModelClient;
 }
 
-export async function runIntentStage(packet: Packet, deps: IntentStageDeps): Promise<StageOutcome> {
+/** The intent stage; main.ts hands it every packet on `switchyard.packets.intent`. */
+export async function intentStage(packet: Packet, deps: IntentStageDeps): Promise<StageOutcome> {
   const { config, catalog, model } = deps;
-  if (!model) return intentStage(packet, config, catalog);
+  if (!model) return decideIntent(packet, config, catalog);
   await judgeContinuation(packet, model, config);
-  return intentStage(packet, config, catalog, await askToolNeed(packet, model, config, catalog));
+  return decideIntent(packet, config, catalog, await askToolNeed(packet, model, config, catalog));
 }

@@ -10,12 +10,12 @@ import type { ChatAnswer, ScriptedOpenAIServer } from "@switchyard/test-fixtures
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { judgeContinuation } from "../src/continuation.js";
-import { intentStage } from "../src/intent.js";
+import { decideIntent } from "../src/intent.js";
 
 /** A one-step packet whose step the executor just ran, with `output` as its result. */
 function afterOneStep(config: Config, output: string, status = Status.EXECUTED): Packet {
   const packet = newPacket({ message: "read notes/todo.md and tell me what is left" });
-  assert.deepEqual(intentStage(packet, config), { next: "route" });
+  assert.deepEqual(decideIntent(packet, config), { next: "route" });
   const routing = packet.toolRouting!;
   routing.selectedTool = create(SelectedToolSchema, { toolName: "filesystem.read_text_file", params: { path: "notes/todo.md" } });
   routing.executionStatus = status;
@@ -49,7 +49,7 @@ describe("intent with a model (against the scripted OpenAI-compatible server)", 
     answers = [verdict(true, null, "The file lists what is left.")];
     const packet = afterOneStep(config, "- [ ] ship the executor");
     await judgeContinuation(packet, client, config);
-    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.match(summaries(packet), /model scripted-intent: the results answer the request \(The file lists what is left\.\)/);
     const prompt = server.chatRequests[0]!.messages[1]!.content;
@@ -62,7 +62,7 @@ describe("intent with a model (against the scripted OpenAI-compatible server)", 
     answers = [verdict(false, "list the directory notes", "The file points to other notes.")];
     const packet = afterOneStep(config, "see the other notes in notes/");
     await judgeContinuation(packet, client, config);
-    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.deepEqual(decideIntent(packet, config), { next: "route" });
     assert.equal(packet.intent!.steps.length, 2);
     assert.equal(packet.intent!.query, "list the directory notes");
     assert.match(summaries(packet), /another tool call is needed, added step 2: "list the directory notes"/);
@@ -72,7 +72,7 @@ describe("intent with a model (against the scripted OpenAI-compatible server)", 
     answers = [{ status: 503, message: "overloaded" }];
     const packet = afterOneStep(config, "- [ ] ship the executor");
     await judgeContinuation(packet, client, config);
-    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.match(summaries(packet), /model scripted-intent could not judge the results \(the model answered HTTP 503/);
   });
 

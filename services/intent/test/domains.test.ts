@@ -6,7 +6,7 @@ import type { Turn } from "@switchyard/packet";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { detectDomains, domainsOf } from "../src/domains.js";
-import { intentStage } from "../src/intent.js";
+import { decideIntent } from "../src/intent.js";
 
 const user = (content: string): Turn => create(TurnSchema, { role: Turn_Role.USER, content });
 const assistant = (content: string): Turn => create(TurnSchema, { role: Turn_Role.ASSISTANT, content });
@@ -65,7 +65,7 @@ describe("domains", () => {
 
   it("domains - the intent records detected domains but does not filter on them by default", () => {
     const packet = newPacket({ message: "please read the file notes/todo.md" });
-    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.deepEqual(decideIntent(packet, config), { next: "route" });
     assert.deepEqual(packet.intent!.domains, ["files"]);
     assert.deepEqual(packet.content!.domains, []);
     assert.match(packet.reasoning!.reflectionLog.at(-1)!.summary, /domains: files$/);
@@ -73,19 +73,19 @@ describe("domains", () => {
 
   it("domains - INTENT_DOMAIN_FILTER=true makes them the packet's domains, unless the request named its own", () => {
     const filtered = newPacket({ message: "please read the file notes/todo.md" });
-    intentStage(filtered, { ...config, INTENT_DOMAIN_FILTER: true });
+    decideIntent(filtered, { ...config, INTENT_DOMAIN_FILTER: true });
     assert.deepEqual(filtered.content!.domains, ["files"]);
     assert.match(filtered.reasoning!.reflectionLog.at(-1)!.summary, /routing restricted to them/);
 
     const asked = newPacket({ message: "please read the file notes/todo.md", domains: ["docs"] });
-    intentStage(asked, { ...config, INTENT_DOMAIN_FILTER: true });
+    decideIntent(asked, { ...config, INTENT_DOMAIN_FILTER: true });
     assert.deepEqual(asked.content!.domains, ["docs"]);
     assert.deepEqual(asked.intent!.domains, ["files"]);
   });
 
   it("domains - a chat turn records its domains too, for the audit trail", () => {
     const packet = newPacket({ message: "what do you think about tax law?" });
-    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.deepEqual(packet.intent!.domains, ["finance", "law"]);
   });
 });

@@ -16,7 +16,7 @@ import type { Packet } from "@switchyard/packet";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { detectToolNeed } from "../src/detect.js";
-import { intentStage, verdictOf } from "../src/intent.js";
+import { decideIntent, verdictOf } from "../src/intent.js";
 
 const config: Config = defaultConfig;
 
@@ -42,7 +42,7 @@ const lastReflection = (packet: Packet) => packet.reasoning!.reflectionLog.at(-1
 describe("intent", () => {
   it("intent - small talk ends the packet: chat, SKIPPED, COMPLETED, and the log says why", () => {
     const packet = newPacket({ message: "thanks, that was helpful!" });
-    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(packet.intent!.userIntent, "chat");
     assert.equal(packet.intent!.detectedBy, "smalltalk:thanks");
@@ -57,10 +57,10 @@ describe("intent", () => {
 
   it("intent - an opinion question and an empty message end with their own reasons", () => {
     const opinion = newPacket({ message: "what do you think about Rust?" });
-    intentStage(opinion, config);
+    decideIntent(opinion, config);
     assert.match(opinion.stateReason, /^no tool needed: an opinion question/);
     const empty = newPacket({ message: "" });
-    intentStage(empty, config);
+    decideIntent(empty, config);
     assert.equal(empty.stateReason, "no tool needed: the prompt is empty");
   });
 
@@ -78,7 +78,7 @@ describe("intent", () => {
     it(`intent - the rules settle ${JSON.stringify(message)} as ${expected}`, () => {
       assert.equal(verdictOf(detectToolNeed(message), message), expected);
       const packet = newPacket({ message });
-      const outcome = intentStage(packet, config);
+      const outcome = decideIntent(packet, config);
       assert.deepEqual(outcome, expected === "chat" ? { done: true } : { next: "route" });
       assert.equal(packet.toolRouting!.needsTool, expected === "tool");
     });
@@ -86,7 +86,7 @@ describe("intent", () => {
 
   it("intent - a tool request is split into steps and sent to the router with the first step's query", () => {
     const packet = newPacket({ message: "read notes/a.md, then delete it" });
-    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.deepEqual(decideIntent(packet, config), { next: "route" });
     assert.equal(packet.state, Packet_State.ROUTING);
     assert.equal(packet.intent!.userIntent, "tool_routing");
     assert.equal(packet.intent!.detectedBy, "verb:read+path");
@@ -104,7 +104,7 @@ describe("intent", () => {
       create(TurnSchema, { role: Turn_Role.ASSISTANT, content: "Done." }),
     ];
     const packet = newPacket({ message: "turn it off", history });
-    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.deepEqual(decideIntent(packet, config), { next: "route" });
     assert.equal(packet.intent!.query, "turn it off");
     assert.deepEqual(packet.intent!.queryContext, ["turn on the kitchen light"]);
   });
@@ -115,14 +115,14 @@ describe("intent", () => {
       create(TurnSchema, { role: Turn_Role.ASSISTANT, content: "3 passed." }),
     ];
     const packet = newPacket({ message: "do it again", history });
-    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.deepEqual(decideIntent(packet, config), { next: "route" });
     assert.equal(packet.intent!.detectedBy, "context:verb:run+object");
     assert.equal(packet.intent!.query, "do it again");
     assert.deepEqual(packet.intent!.queryContext, ["run the tests"]);
 
     // After chat, no rule settles "do it again": the router's tool-need gate decides.
     const chat = newPacket({ message: "do it again", history: [create(TurnSchema, { role: Turn_Role.USER, content: "write a haiku" })] });
-    assert.deepEqual(intentStage(chat, config), { next: "route" });
+    assert.deepEqual(decideIntent(chat, config), { next: "route" });
     assert.equal(chat.intent!.detectedBy, "default:no-indicator");
     assert.equal(chat.toolRouting!.needsTool, false);
     assert.equal(chat.toolRouting!.routingRequested, true);
@@ -131,10 +131,10 @@ describe("intent", () => {
 
   it("intent - reinjection walks the steps, clears the step's fields, and ends with all steps done", () => {
     const packet = newPacket({ message: "read notes/a.md, then delete it" });
-    intentStage(packet, config);
+    decideIntent(packet, config);
 
     runStep(packet, Status.EXECUTED);
-    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.deepEqual(decideIntent(packet, config), { next: "route" });
     const routing = packet.toolRouting!;
     assert.equal(packet.state, Packet_State.ROUTING);
     assert.equal(packet.intent!.stepIndex, 1);
@@ -153,7 +153,7 @@ describe("intent", () => {
     assert.match(lastReflection(packet).summary, /step 1 of 2 done; routing step 2 of 2: "delete it"/);
 
     runStep(packet, Status.EXECUTED);
-    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(routing.executionStatus, Status.EXECUTED);
     assert.equal(routing.reinjectionCount, 2);
@@ -164,9 +164,9 @@ describe("intent", () => {
 
   it("intent - a one-step request ends after its reinjection", () => {
     const packet = newPacket({ message: "delete notes/old.md" });
-    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.deepEqual(decideIntent(packet, config), { next: "route" });
     runStep(packet, Status.EXECUTED);
-    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(packet.toolRouting!.executionStatus, Status.EXECUTED);
     assert.equal(lastReflection(packet).summary, "the only step is done");
@@ -178,13 +178,13 @@ describe("intent", () => {
       message: "1. read a.md 2. read b.md 3. read c.md 4. read d.md 5. read e.md",
       maxReinjections: 3,
     });
-    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.deepEqual(decideIntent(packet, config), { next: "route" });
     assert.equal(packet.intent!.steps.length, 5);
 
     const outcomes = [];
     for (let i = 0; i < 5 && packet.state !== Packet_State.COMPLETED; i++) {
       runStep(packet, Status.EXECUTED);
-      outcomes.push(intentStage(packet, config));
+      outcomes.push(decideIntent(packet, config));
     }
     assert.deepEqual(outcomes, [{ next: "route" }, { next: "route" }, { done: true }]);
     assert.equal(packet.state, Packet_State.COMPLETED);
@@ -198,11 +198,11 @@ describe("intent", () => {
 
   it("intent - a failed step stops the loop: COMPLETED, status FAILED, the error and the steps left in the log", () => {
     const packet = newPacket({ message: "read a.md, then read b.md, then read c.md" });
-    intentStage(packet, config);
+    decideIntent(packet, config);
     runStep(packet, Status.EXECUTED);
-    intentStage(packet, config);
+    decideIntent(packet, config);
     runStep(packet, Status.FAILED, { error: "ENOENT: b.md" });
-    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(packet.toolRouting!.executionStatus, Status.FAILED);
     assert.equal(packet.intent!.stepIndex, 1);
@@ -213,30 +213,30 @@ describe("intent", () => {
 
   it("intent - a failed one-step request: the reason names the tool and a short form of its error", () => {
     const packet = newPacket({ message: "read notes/missing.md" });
-    intentStage(packet, config);
+    decideIntent(packet, config);
     runStep(packet, Status.FAILED, { error: `ENOENT: no such file or directory, open 'notes/missing.md'${" and more".repeat(40)}` });
-    intentStage(packet, config);
+    decideIntent(packet, config);
     assert.match(packet.stateReason, /^tool failed: fs\.step1: ENOENT: no such file or directory, open 'notes\/missing\.md' and more/);
     assert.ok(packet.stateReason.length <= "tool failed: fs.step1: ".length + 200, packet.stateReason);
     assert.ok(packet.stateReason.endsWith("…"));
 
     const silent = newPacket({ message: "read notes/missing.md" });
-    intentStage(silent, config);
+    decideIntent(silent, config);
     runStep(silent, Status.FAILED);
-    intentStage(silent, config);
+    decideIntent(silent, config);
     assert.equal(silent.stateReason, "tool failed: fs.step1: no error message");
   });
 
   it("intent - a dry run or a skipped call counts as a finished step", () => {
     const packet = newPacket({ message: "write 'x' to a.md, then read b.md" });
-    intentStage(packet, config);
+    decideIntent(packet, config);
     runStep(packet, Status.SKIPPED, { dryRun: true });
-    assert.deepEqual(intentStage(packet, config), { next: "route" });
+    assert.deepEqual(decideIntent(packet, config), { next: "route" });
     assert.equal(packet.toolRouting!.dryRun, false);
     assert.match(lastReflection(packet).summary, /^step 1 of 2 was a dry run; routing step 2 of 2/);
 
     runStep(packet, Status.SKIPPED);
-    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(packet.toolRouting!.executionStatus, Status.SKIPPED);
     assert.equal(lastReflection(packet).summary, "all 2 steps done (step 2 of 2 was skipped)");
@@ -245,9 +245,9 @@ describe("intent", () => {
 
   it("intent - a denied step stops the loop", () => {
     const packet = newPacket({ message: "delete a.md, then delete b.md" });
-    intentStage(packet, config);
+    decideIntent(packet, config);
     runStep(packet, Status.USER_DENIED);
-    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(lastReflection(packet).summary, "step 1 of 2 was denied; the loop stops; steps not done: 2) delete b.md");
     assert.equal(packet.stateReason, "denied by the user: fs.step1 not run (step 1 of 2)");
@@ -255,9 +255,9 @@ describe("intent", () => {
 
   it("intent - a reinjected packet whose step never ran ends FAILED with the reason", () => {
     const packet = newPacket({ message: "read a.md, then read b.md" });
-    intentStage(packet, config);
+    decideIntent(packet, config);
     runStep(packet, Status.APPROVED);
-    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.equal(packet.state, Packet_State.FAILED);
     assert.match(packet.stateReason, /reinjected with execution status APPROVED/);
   });
@@ -265,7 +265,7 @@ describe("intent", () => {
   it("intent - a packet that has already ended is left alone", () => {
     const packet = newPacket({ message: "read a.md" });
     packet.state = Packet_State.AWAITING_APPROVAL;
-    assert.deepEqual(intentStage(packet, config), { done: true });
+    assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.equal(packet.state, Packet_State.AWAITING_APPROVAL);
     assert.deepEqual(packet.intent!.steps, []);
     assert.equal(packet.reasoning!.reflectionLog.length, 0);

@@ -7,9 +7,9 @@ import { startScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import type { ChatAnswer, ScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
-import { intentStage } from "../src/intent.js";
+import { decideIntent } from "../src/intent.js";
 import { askToolNeed } from "../src/model-tool-need.js";
-import { runIntentStage } from "../src/stage.js";
+import { intentStage } from "../src/stage.js";
 
 const catalog = { toolNames: () => ["filesystem.read_text_file", "memory.read_graph"] };
 const need = (needsTool: boolean, reason = "scripted"): ChatAnswer => ({ content: JSON.stringify({ needs_tool: needsTool, reason }) });
@@ -37,7 +37,7 @@ describe("intent model: does a message the rules leave undecided need a tool? (a
     const packet = newPacket({ message: "what do you remember about me?" });
     const judged = await askToolNeed(packet, client, config, catalog);
     assert.deepEqual(judged, { needsTool: true, rule: "model:scripted-intent", reason: "it asks about the user's notes" });
-    assert.deepEqual(intentStage(packet, config, catalog, judged), { next: "route" });
+    assert.deepEqual(decideIntent(packet, config, catalog, judged), { next: "route" });
     assert.equal(packet.toolRouting?.needsTool, true);
     assert.equal(packet.intent?.detectedBy, "model:scripted-intent");
     assert.match(summaries(packet), /^tool needed \(model:scripted-intent: it asks about the user's notes\)/);
@@ -50,7 +50,7 @@ describe("intent model: does a message the rules leave undecided need a tool? (a
   it("intent model - no tool: the packet ends as chat with the model's reason", async () => {
     answers = [need(false, "a general-knowledge question")];
     const packet = newPacket({ message: "who wrote the iliad?" });
-    assert.deepEqual(intentStage(packet, config, catalog, await askToolNeed(packet, client, config, catalog)), { done: true });
+    assert.deepEqual(decideIntent(packet, config, catalog, await askToolNeed(packet, client, config, catalog)), { done: true });
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.equal(packet.toolRouting?.executionStatus, Status.SKIPPED);
     assert.equal(packet.stateReason, "no tool needed: model scripted-intent: a general-knowledge question");
@@ -59,10 +59,10 @@ describe("intent model: does a message the rules leave undecided need a tool? (a
   it("intent model - the stage as the service runs it asks the model when one is given, and only then", async () => {
     answers = [need(false, "a general-knowledge question")];
     const asked = newPacket({ message: "who wrote the iliad?" });
-    assert.deepEqual(await runIntentStage(asked, { config, catalog, model: client }), { done: true });
+    assert.deepEqual(await intentStage(asked, { config, catalog, model: client }), { done: true });
     assert.equal(asked.stateReason, "no tool needed: model scripted-intent: a general-knowledge question");
     const rulesOnly = newPacket({ message: "who wrote the iliad?" });
-    assert.deepEqual(await runIntentStage(rulesOnly, { config, catalog }), intentStage(newPacket({ message: "who wrote the iliad?" }), config, catalog));
+    assert.deepEqual(await intentStage(rulesOnly, { config, catalog }), decideIntent(newPacket({ message: "who wrote the iliad?" }), config, catalog));
     assert.equal(server.chatRequests.length, 1, "no model, no request");
   });
 
@@ -79,14 +79,14 @@ describe("intent model: does a message the rules leave undecided need a tool? (a
     const judged = await askToolNeed(packet, client, config, catalog);
     assert.equal(judged, undefined);
     assert.match(summaries(packet), /model scripted-intent could not say whether a tool is needed \(.*\); the router decides/);
-    assert.deepEqual(intentStage(packet, config, catalog, judged), { next: "route" });
+    assert.deepEqual(decideIntent(packet, config, catalog, judged), { next: "route" });
     assert.equal(packet.toolRouting?.needsTool, false);
     assert.equal(packet.intent?.detectedBy, "default:no-indicator");
   });
 
   it("intent model - its verdict never overrides a rule: a rule's chat stays chat", () => {
     const packet = newPacket({ message: "thanks!" });
-    intentStage(packet, config, catalog, { needsTool: true, rule: "model:scripted-intent", reason: "ignored" });
+    decideIntent(packet, config, catalog, { needsTool: true, rule: "model:scripted-intent", reason: "ignored" });
     assert.match(packet.stateReason, /^no tool needed: small talk/);
   });
 });

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { newPacket, TurnSchema, Turn_Role } from "@switchyard/packet";
 import { defaultConfig } from "../src/config.js";
-import { decideToolNeed, intentStage } from "../src/intent.js";
+import { decideToolNeed, decideIntent } from "../src/intent.js";
 import { mentionedTool } from "../src/tool-mentions.js";
 
 const CATALOG = [
@@ -47,7 +47,7 @@ describe("intent - tool mentions", () => {
       message: "get the sum of 2 and 3",
       history: [create(TurnSchema, { role: Turn_Role.USER, content: "hello" })],
     });
-    assert.deepEqual(intentStage(packet, defaultConfig, { toolNames: () => CATALOG }), { next: "route" });
+    assert.deepEqual(decideIntent(packet, defaultConfig, { toolNames: () => CATALOG }), { next: "route" });
     assert.equal(packet.intent?.detectedBy, "tool:everything.get-sum");
   });
 });

@@ -1,5 +1,6 @@
 // The review stage as a library, for callers that run the pipeline in process (bench/); main.ts wires it to NATS.
-export { applyReview, prepareReview, reviewStage, reviewStageWith } from "./review.js";
+export { applyReview, prepareReview, reviewStage } from "./review.js";
+export type { ReviewStageDeps } from "./review.js";
 export { heuristicReviewer } from "./heuristic-reviewer.js";
 export { chooseReviewer } from "./choose-reviewer.js";
 export { modelReviewer } from "./model-reviewer.js";

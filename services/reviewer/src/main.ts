@@ -2,10 +2,7 @@
 import { runStageService } from "@switchyard/runtime";
 import { chooseReviewer } from "./choose-reviewer.js";
 import { configSchema } from "./config.js";
-import { reviewStageWith } from "./review.js";
-import type { Reviewer } from "./reviewer.js";
-
-let reviewer: Reviewer | undefined;
+import { reviewStage } from "./review.js";
 
 await runStageService({
   name: "reviewer",
@@ -14,5 +11,6 @@ await runStageService({
   env: process.env,
   defaultHealthPort: 8084,
   configSchema,
-  handle: (packet, config) => reviewStageWith(packet, config, (reviewer ??= chooseReviewer(config))),
+  deps: (config) => ({ config, reviewer: chooseReviewer(config) }),
+  handle: reviewStage,
 });

@@ -40,7 +40,7 @@ import type { Packet, SelectedTool, StageOutcome, ToolDefinition } from "@switch
 import { changesThings, requestTexts, requestVerbs, toolActions } from "@switchyard/request-text";
 import { checkArguments } from "./check-args.js";
 import type { Config } from "./config.js";
-import { heuristicReview } from "./heuristic-reviewer.js";
+import { heuristicReviewer } from "./heuristic-reviewer.js";
 import { decidePolicy, effectiveSideEffect } from "./policy.js";
 import type { Finding, Review, ReviewRequest, Reviewer } from "./reviewer.js";
 
@@ -48,15 +48,15 @@ const STEP = "review";
 /** Seed 000 review_selection: a review that does not approve is worth at most this. */
 const NOT_APPROVED_CAP = 0.5;
 
-/** The review stage with the built-in heuristic; main.ts hands it every packet on `switchyard.packets.review`. */
-export function reviewStage(packet: Packet, config: Config): StageOutcome {
-  const prepared = prepareReview(packet);
-  if ("rejected" in prepared) return reject(packet, prepared.rejected);
-  return applyReview(packet, prepared, heuristicReview(prepared), config, "heuristic");
+export interface ReviewStageDeps {
+  config: Config;
+  /** Who reviews (chooseReviewer: the model's, or the heuristic); absent: the built-in heuristic. */
+  reviewer?: Reviewer;
 }
 
-/** The review stage with any Reviewer (chooseReviewer: the model's, or heuristicReviewer). */
-export async function reviewStageWith(packet: Packet, config: Config, reviewer: Reviewer): Promise<StageOutcome> {
+/** The review stage; main.ts hands it every packet on `switchyard.packets.review`. */
+export async function reviewStage(packet: Packet, deps: ReviewStageDeps): Promise<StageOutcome> {
+  const { config, reviewer = heuristicReviewer } = deps;
   const prepared = prepareReview(packet);
   if ("rejected" in prepared) return reject(packet, prepared.rejected);
   const review = await reviewer.review(prepared);

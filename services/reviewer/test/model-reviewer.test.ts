@@ -16,7 +16,7 @@ import type { ChatAnswer, ScriptedOpenAIServer } from "@switchyard/test-fixtures
 import { chooseReviewer } from "../src/choose-reviewer.js";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
-import { reviewStageWith } from "../src/review.js";
+import { reviewStage } from "../src/review.js";
 import { selected } from "./selected-packet.js";
 
 const { APPROVED, SKIPPED, PENDING } = ToolRoutingState_ExecutionStatus;
@@ -43,7 +43,7 @@ describe("model reviewer (against the scripted OpenAI-compatible server)", () =>
 
   const run = async (packet: Packet, settings: Partial<Config> = {}) => {
     const merged = { ...config, ...settings };
-    const outcome = await reviewStageWith(packet, merged, chooseReviewer(merged));
+    const outcome = await reviewStage(packet, { config: merged, reviewer: chooseReviewer(merged) });
     return { outcome, routing: routingOf(packet), packet };
   };
 
@@ -140,7 +140,7 @@ describe("model reviewer (against the scripted OpenAI-compatible server)", () =>
 describe("choose reviewer", () => {
   it("choose reviewer - no REVIEWER_MODEL: the heuristic reviews and the packet says no model is set", async () => {
     const packet = readTodo();
-    await reviewStageWith(packet, defaultConfig, chooseReviewer(defaultConfig));
+    await reviewStage(packet, { config: defaultConfig, reviewer: chooseReviewer(defaultConfig) });
     assert.match(lastReflection(packet), /heuristic, no REVIEWER_MODEL set review/);
   });
 });

@@ -15,7 +15,7 @@ import type { Packet } from "@switchyard/packet";
 import { candidate, candidates, toolDefinition } from "@switchyard/test-fixtures";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
-import { reviewStage, reviewStageWith } from "../src/review.js";
+import { reviewStage } from "../src/review.js";
 import type { Reviewer } from "../src/reviewer.js";
 import { selected } from "./selected-packet.js";
 
@@ -34,9 +34,9 @@ function lastReflection(packet: Packet) {
 const config: Config = defaultConfig;
 
 describe("reviewer - reviewStage", () => {
-  it("reviewer - a read request is approved and goes to execute", () => {
+  it("reviewer - a read request is approved and goes to execute", async () => {
     const packet = selected("please read the file notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.86);
-    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+    assert.deepEqual(await reviewStage(packet, { config }), { next: "execute" });
     const routing = routingOf(packet);
     assert.equal(routing.executionStatus, APPROVED);
     assert.equal(routing.dryRun, false);
@@ -47,9 +47,9 @@ describe("reviewer - reviewStage", () => {
     assert.equal(lastReflection(packet).confidence, 0.86);
   });
 
-  it("reviewer - a write request is dry-run while ALLOW_WRITE_TOOLS is off", () => {
+  it("reviewer - a write request is dry-run while ALLOW_WRITE_TOOLS is off", async () => {
     const packet = selected("write hello to notes/a.txt", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.82);
-    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+    assert.deepEqual(await reviewStage(packet, { config }), { next: "execute" });
     const routing = routingOf(packet);
     assert.equal(routing.executionStatus, APPROVED);
     assert.equal(routing.dryRun, true);
@@ -60,9 +60,9 @@ describe("reviewer - reviewStage", () => {
     assert.doesNotMatch(routing.reviewReasoning, /\bapproved\b/);
   });
 
-  it("reviewer - a write request with ALLOW_WRITE_TOOLS waits for approval", () => {
+  it("reviewer - a write request with ALLOW_WRITE_TOOLS waits for approval", async () => {
     const packet = selected("write hello to notes/a.txt", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.82);
-    assert.deepEqual(reviewStage(packet, { ...config, ALLOW_WRITE_TOOLS: true }), { done: true });
+    assert.deepEqual(await reviewStage(packet, { config: { ...config, ALLOW_WRITE_TOOLS: true } }), { done: true });
     assert.equal(packet.state, Packet_State.AWAITING_APPROVAL);
     assert.match(packet.stateReason, /Approve filesystem\.write_file .*not in TRUSTED_TOOLS/);
     assert.equal(routingOf(packet).executionStatus, PENDING);
@@ -77,12 +77,12 @@ describe("reviewer - reviewStage", () => {
     assert.equal(approval.grantedAt, undefined);
   });
 
-  it("reviewer - the same call twice in one packet stops the loop", () => {
+  it("reviewer - the same call twice in one packet stops the loop", async () => {
     const packet = selected("read notes/todo.md again", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.9);
     packet.header!.hop = 5;
     recordCall(packet, { success: true, dryRun: false });
     packet.header!.hop = 9;
-    assert.deepEqual(reviewStage(packet, config), { done: true });
+    assert.deepEqual(await reviewStage(packet, { config }), { done: true });
     assert.equal(routingOf(packet).executionStatus, SKIPPED);
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.match(lastReflection(packet).summary, /already called at hop 5 of this packet; calling it again would loop/);
@@ -92,27 +92,27 @@ describe("reviewer - reviewStage", () => {
     const other = selected("read notes/todo.md again", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/done.md" }, 0.9);
     recordCall(other, { success: true, dryRun: false });
     routingOf(other).selectedTool!.params = { path: "notes/todo.md" };
-    assert.deepEqual(reviewStage(other, config), { next: "execute" }, "other arguments are another call");
+    assert.deepEqual(await reviewStage(other, { config }), { next: "execute" }, "other arguments are another call");
   });
 
-  it("reviewer - a trusted write tool runs when writes are allowed", () => {
+  it("reviewer - a trusted write tool runs when writes are allowed", async () => {
     const packet = selected("write hello to notes/a.txt", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.82);
-    const outcome = reviewStage(packet, { ...config, ALLOW_WRITE_TOOLS: true, TRUSTED_TOOLS: "filesystem.write_file" });
+    const outcome = await reviewStage(packet, { config: { ...config, ALLOW_WRITE_TOOLS: true, TRUSTED_TOOLS: "filesystem.write_file" } });
     assert.deepEqual(outcome, { next: "execute" });
     assert.equal(routingOf(packet).executionStatus, APPROVED);
     assert.equal(routingOf(packet).dryRun, false);
     assert.match(lastReflection(packet).summary, /in TRUSTED_TOOLS/);
   });
 
-  it("reviewer - trust alone does not turn writes on", () => {
+  it("reviewer - trust alone does not turn writes on", async () => {
     const packet = selected("write hello to notes/a.txt", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.82);
-    reviewStage(packet, { ...config, TRUSTED_TOOLS: "filesystem.write_file" });
+    await reviewStage(packet, { config: { ...config, TRUSTED_TOOLS: "filesystem.write_file" } });
     assert.equal(routingOf(packet).dryRun, true);
   });
 
-  it("reviewer - 'delete' answered with a read-only tool is not executed", () => {
+  it("reviewer - 'delete' answered with a read-only tool is not executed", async () => {
     const packet = selected("delete notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.8);
-    assert.deepEqual(reviewStage(packet, config), { done: true });
+    assert.deepEqual(await reviewStage(packet, { config }), { done: true });
     const routing = routingOf(packet);
     assert.equal(routing.executionStatus, SKIPPED);
     assert.equal(packet.state, Packet_State.COMPLETED);
@@ -122,39 +122,39 @@ describe("reviewer - reviewStage", () => {
     assert.match(lastReflection(packet).summary, /Skipped filesystem\.read_text_file, not approved: The request asks to delete, but filesystem\.read_text_file only reads/);
   });
 
-  it("reviewer - a tool whose name says nothing of what it does is not taken to only read", () => {
+  it("reviewer - a tool whose name says nothing of what it does is not taken to only read", async () => {
     // READ is also what a catalog that never classified its tools sends: "HeyGen" may well create the video.
     const heygen = create(RoutingCandidateSchema, { tool: { name: "heygen", description: "Create spokesperson videos." }, score: 0.6 });
     const packet = selected("create a spokesperson video for our product", [heygen], "heygen", {}, 0.8);
-    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+    assert.deepEqual(await reviewStage(packet, { config }), { next: "execute" });
     assert.doesNotMatch(routingOf(packet).reviewReasoning, /but heygen only reads/);
   });
 
-  it("reviewer - 'show' answered with a write tool is not executed", () => {
+  it("reviewer - 'show' answered with a write tool is not executed", async () => {
     const packet = selected("show notes/todo.md", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/todo.md", content: "x" }, 0.9);
-    reviewStage(packet, config);
+    await reviewStage(packet, { config });
     assert.equal(routingOf(packet).executionStatus, SKIPPED);
     assert.match(lastReflection(packet).summary, /only asks to show, but filesystem\.write_file writes/);
   });
 
-  it("reviewer - a missing required argument is skipped", () => {
+  it("reviewer - a missing required argument is skipped", async () => {
     const packet = selected("please read the file", candidates(READ_TOOLS), "filesystem.read_text_file", {}, 0.45);
-    assert.deepEqual(reviewStage(packet, config), { done: true });
+    assert.deepEqual(await reviewStage(packet, { config }), { done: true });
     assert.equal(routingOf(packet).executionStatus, SKIPPED);
     assert.equal(packet.state, Packet_State.COMPLETED);
     assert.match(lastReflection(packet).summary, /path is required/);
   });
 
-  it("reviewer - an argument of the wrong type is skipped", () => {
+  it("reviewer - an argument of the wrong type is skipped", async () => {
     const packet = selected("read the first lines of a.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "a.md", head: "ten" }, 0.9);
-    reviewStage(packet, config);
+    await reviewStage(packet, { config });
     assert.equal(routingOf(packet).executionStatus, SKIPPED);
     assert.match(lastReflection(packet).summary, /head must be number/);
   });
 
-  it("reviewer - low confidence is skipped by default, and the packet and the reasoning say so", () => {
+  it("reviewer - low confidence is skipped by default, and the packet and the reasoning say so", async () => {
     const packet = selected("notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.4);
-    assert.deepEqual(reviewStage(packet, config), { done: true });
+    assert.deepEqual(await reviewStage(packet, { config }), { done: true });
     assert.equal(routingOf(packet).executionStatus, SKIPPED);
     assert.match(lastReflection(packet).summary, /confidence 0\.40 is below the threshold 0\.70/);
     assert.equal(
@@ -169,14 +169,14 @@ describe("reviewer - reviewStage", () => {
   it("reviewer - a model reviewer's low confidence is skipped without the hint to configure one", async () => {
     const unsure: Reviewer = { kind: "model m", review: () => ({ approved: true, confidence: 0.61, reasoning: "Maybe the right file." }) };
     const packet = selected("please read the file notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.9);
-    assert.deepEqual(await reviewStageWith(packet, { ...config, REVIEWER_MODEL: "m" }, unsure), { done: true });
+    assert.deepEqual(await reviewStage(packet, { config: { ...config, REVIEWER_MODEL: "m" }, reviewer: unsure }), { done: true });
     assert.equal(packet.stateReason, "skipped: confidence 0.61 < 0.70 for filesystem.read_text_file");
     assert.equal(routingOf(packet).reviewReasoning, "skipped: confidence 0.61 < 0.70 for filesystem.read_text_file. Review: Maybe the right file.");
   });
 
-  it("reviewer - low confidence with ask waits for the user's answer", () => {
+  it("reviewer - low confidence with ask waits for the user's answer", async () => {
     const packet = selected("notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.4);
-    assert.deepEqual(reviewStage(packet, { ...config, LOW_CONFIDENCE_ACTION: "ask" }), { done: true });
+    assert.deepEqual(await reviewStage(packet, { config: { ...config, LOW_CONFIDENCE_ACTION: "ask" } }), { done: true });
     assert.equal(packet.state, Packet_State.AWAITING_USER);
     assert.match(packet.stateReason, /^Should I run filesystem\.read_text_file with \{"path":"notes\/todo\.md"\}\?/);
     assert.equal(routingOf(packet).executionStatus, PENDING);
@@ -184,16 +184,16 @@ describe("reviewer - reviewStage", () => {
     assert.match(routingOf(packet).reviewReasoning, /^asked the user instead of running filesystem\.read_text_file, confidence 0\.40 is below the threshold 0\.70\. Review: /);
   });
 
-  it("reviewer - a missing argument with ask asks for it", () => {
+  it("reviewer - a missing argument with ask asks for it", async () => {
     const packet = selected("please read the file", candidates(READ_TOOLS), "filesystem.read_text_file", {}, 0.45);
-    reviewStage(packet, { ...config, LOW_CONFIDENCE_ACTION: "ask" });
+    await reviewStage(packet, { config: { ...config, LOW_CONFIDENCE_ACTION: "ask" } });
     assert.equal(packet.state, Packet_State.AWAITING_USER);
     assert.match(packet.stateReason, /^Which path should I use for filesystem\.read_text_file\?/);
   });
 
-  it("reviewer - a tool outside the candidates is rejected, even with ask", () => {
+  it("reviewer - a tool outside the candidates is rejected, even with ask", async () => {
     const packet = selected("write hello to notes/a.txt", candidates(READ_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.95);
-    assert.deepEqual(reviewStage(packet, { ...config, LOW_CONFIDENCE_ACTION: "ask", ALLOW_WRITE_TOOLS: true, TRUSTED_TOOLS: "filesystem.write_file" }), { done: true });
+    assert.deepEqual(await reviewStage(packet, { config: { ...config, LOW_CONFIDENCE_ACTION: "ask", ALLOW_WRITE_TOOLS: true, TRUSTED_TOOLS: "filesystem.write_file" } }), { done: true });
     const routing = routingOf(packet);
     assert.equal(routing.executionStatus, SKIPPED);
     assert.equal(routing.reviewConfidence, 0);
@@ -202,39 +202,39 @@ describe("reviewer - reviewStage", () => {
     assert.match(packet.stateReason, /^refused: filesystem\.write_file is not among the routing candidates/);
   });
 
-  it("reviewer - nothing selected is rejected", () => {
+  it("reviewer - nothing selected is rejected", async () => {
     const packet = newPacket({ message: "hello" });
-    assert.deepEqual(reviewStage(packet, config), { done: true });
+    assert.deepEqual(await reviewStage(packet, { config }), { done: true });
     assert.equal(routingOf(packet).executionStatus, SKIPPED);
     assert.match(lastReflection(packet).summary, /No tool was selected/);
   });
 
-  it("reviewer - a mixed request loses 0.1 but a confident read still runs", () => {
+  it("reviewer - a mixed request loses 0.1 but a confident read still runs", async () => {
     const packet = selected("read notes/a.txt and then delete it", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/a.txt" }, 0.9);
-    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+    assert.deepEqual(await reviewStage(packet, { config }), { next: "execute" });
     assert.equal(routingOf(packet).reviewConfidence, 0.8);
   });
 
-  it("reviewer - an unclassified delete tool is treated as a write tool", () => {
+  it("reviewer - an unclassified delete tool is treated as a write tool", async () => {
     const unclassified = create(RoutingCandidateSchema, { tool: { ...toolDefinition("memory", "delete_entities"), sideEffect: ToolDefinition_SideEffect.READ }, score: 0.7 });
     const packet = selected("delete the entities 'Alice'", [unclassified], "memory.delete_entities", { entityNames: ["Alice"] }, 0.85);
-    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+    assert.deepEqual(await reviewStage(packet, { config }), { next: "execute" });
     assert.equal(routingOf(packet).dryRun, true);
     assert.match(lastReflection(packet).summary, /catalog marks memory\.delete_entities READ, but its name says it changes things/);
   });
 
-  it("reviewer - a request mentioning writes in quotes is not a contradiction", () => {
+  it("reviewer - a request mentioning writes in quotes is not a contradiction", async () => {
     const packet = selected("search my memory for 'delete me'", [candidate("memory", "search_nodes", 0.8)], "memory.search_nodes", { query: "delete me" }, 0.85);
-    assert.deepEqual(reviewStage(packet, config), { next: "execute" });
+    assert.deepEqual(await reviewStage(packet, { config }), { next: "execute" });
   });
 });
 
-describe("reviewer - reviewStageWith", () => {
+describe("reviewer - reviewStage with a Reviewer", () => {
   const approvesEverything: Reviewer = { kind: "scripted", review: () => ({ approved: true, confidence: 0.99, reasoning: "looks fine" }) };
 
   it("reviewer - the code checks overrule a reviewer that approves", async () => {
     const packet = selected("please read the file", candidates(READ_TOOLS), "filesystem.read_text_file", {}, 0.9);
-    assert.deepEqual(await reviewStageWith(packet, config, approvesEverything), { done: true });
+    assert.deepEqual(await reviewStage(packet, { config, reviewer: approvesEverything }), { done: true });
     const routing = routingOf(packet);
     assert.equal(routing.executionStatus, SKIPPED);
     assert.equal(routing.reviewConfidence, 0.5);
@@ -244,7 +244,7 @@ describe("reviewer - reviewStageWith", () => {
   it("reviewer - not approved caps confidence at 0.5 and never runs, whatever the threshold", async () => {
     const refuses: Reviewer = { kind: "scripted", review: () => ({ approved: false, confidence: 0.9, reasoning: "wrong file" }) };
     const packet = selected("please read the file notes/todo.md", candidates(READ_TOOLS), "filesystem.read_text_file", { path: "notes/todo.md" }, 0.9);
-    assert.deepEqual(await reviewStageWith(packet, { ...config, REVIEW_CONFIDENCE_THRESHOLD: 0.2 }, refuses), { done: true });
+    assert.deepEqual(await reviewStage(packet, { config: { ...config, REVIEW_CONFIDENCE_THRESHOLD: 0.2 }, reviewer: refuses }), { done: true });
     assert.equal(routingOf(packet).reviewConfidence, 0.5);
     assert.equal(routingOf(packet).executionStatus, SKIPPED);
     assert.match(lastReflection(packet).summary, /not approved: wrong file/);
@@ -254,7 +254,7 @@ describe("reviewer - reviewStageWith", () => {
 
   it("reviewer - an approving reviewer does not widen policy", async () => {
     const packet = selected("write hello to notes/a.txt", candidates(WRITE_TOOLS), "filesystem.write_file", { path: "notes/a.txt", content: "hello" }, 0.9);
-    assert.deepEqual(await reviewStageWith(packet, config, approvesEverything), { next: "execute" });
+    assert.deepEqual(await reviewStage(packet, { config, reviewer: approvesEverything }), { next: "execute" });
     assert.equal(routingOf(packet).dryRun, true);
   });
 });

@@ -79,7 +79,7 @@ const NO_OBJECT_PENALTY = 0.5;
 // "deprecated" as a word in a tool description ("DEPRECATED: Use read_text_file instead").
 const DEPRECATED = /\bdeprecated\b/i;
 
-/** The heuristic as a Selector, for selectStageWith and for comparison with a model selector. */
+/** The heuristic as a Selector: the select stage's default, and the baseline a model selector is compared with. */
 export function heuristicSelector(config: Config): Selector {
   return { kind: "heuristic", select: (request) => heuristicSelect(request, config) };
 }

@@ -1,5 +1,6 @@
 // The select stage as a library, for callers that run the pipeline in process (bench/); main.ts wires it to NATS.
-export { applySelection, selectionRequestOf, selectStage, selectStageWith } from "./select.js";
+export { applySelection, selectionRequestOf, selectStage } from "./select.js";
+export type { SelectStageDeps } from "./select.js";
 export { heuristicSelect, heuristicSelector } from "./heuristic-selector.js";
 export { chooseSelector } from "./choose-selector.js";
 export { answerSchema, modelSelector } from "./model-selector.js";

@@ -2,10 +2,7 @@
 import { runStageService } from "@switchyard/runtime";
 import { chooseSelector } from "./choose-selector.js";
 import { configSchema } from "./config.js";
-import { selectStageWith } from "./select.js";
-import type { Selector } from "./selector.js";
-
-let selector: Selector | undefined;
+import { selectStage } from "./select.js";
 
 await runStageService({
   name: "selector",
@@ -14,5 +11,6 @@ await runStageService({
   env: process.env,
   defaultHealthPort: 8083,
   configSchema,
-  handle: (packet, config) => selectStageWith(packet, config, (selector ??= chooseSelector(config))),
+  deps: (config) => ({ config, selector: chooseSelector(config) }),
+  handle: selectStage,
 });

@@ -19,22 +19,22 @@ import { asksForAnother, otherObject, requestTexts } from "@switchyard/request-t
 import { describeErrors, validateArguments } from "@switchyard/tool-schema";
 import type { Config } from "./config.js";
 import { earlierSteps, inheritFolders } from "./earlier-steps.js";
-import { heuristicSelect } from "./heuristic-selector.js";
+import { heuristicSelector } from "./heuristic-selector.js";
 import type { Choice, Selection, SelectionRequest, Selector } from "./selector.js";
 
 const STEP = "select";
 /** Invalid arguments never leave the selector with more confidence than this. */
 const INVALID_ARGUMENTS_CAP = 0.5;
 
-/** The select stage with the built-in heuristic; main.ts hands it every packet on `switchyard.packets.select`. */
-export function selectStage(packet: Packet, config: Config): StageOutcome {
-  const request = selectionRequestOf(packet);
-  if (request.candidates.length === 0) return skipNoCandidates(packet);
-  return applySelection(packet, request, heuristicSelect(request, config), config, "heuristic");
+export interface SelectStageDeps {
+  config: Config;
+  /** Who chooses (chooseSelector: a model client, or the heuristic); absent: the built-in heuristic. */
+  selector?: Selector;
 }
 
-/** The select stage with any Selector (a model client, or the heuristic via heuristicSelector(config)). */
-export async function selectStageWith(packet: Packet, config: Config, selector: Selector): Promise<StageOutcome> {
+/** The select stage; main.ts hands it every packet on `switchyard.packets.select`. */
+export async function selectStage(packet: Packet, deps: SelectStageDeps): Promise<StageOutcome> {
+  const { config, selector = heuristicSelector(config) } = deps;
   const request = selectionRequestOf(packet);
   if (request.candidates.length === 0) return skipNoCandidates(packet);
   return applySelection(packet, request, await selector.select(request), config, selector.kind);

@@ -8,7 +8,7 @@ import type { ChatAnswer, ScriptedOpenAIServer } from "@switchyard/test-fixtures
 import { chooseSelector } from "../src/choose-selector.js";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
-import { selectStageWith } from "../src/select.js";
+import { selectStage } from "../src/select.js";
 
 const CANDIDATES = {
   "filesystem.read_text_file": 0.74,
@@ -45,7 +45,7 @@ describe("model selector (against the scripted OpenAI-compatible server)", () =>
 
   const select = async (packet = packetFor(), settings: Partial<Config> = {}) => {
     const merged = { ...config, ...settings };
-    const outcome = await selectStageWith(packet, merged, chooseSelector(merged));
+    const outcome = await selectStage(packet, { config: merged, selector: chooseSelector(merged) });
     return { packet, outcome, routing: routingOf(packet) };
   };
 
@@ -173,7 +173,7 @@ describe("model selector (against the scripted OpenAI-compatible server)", () =>
 describe("choose selector", () => {
   it("choose selector - no SELECTOR_MODEL: the heuristic selects and the packet says no model is set", async () => {
     const packet = packetFor();
-    await selectStageWith(packet, defaultConfig, chooseSelector(defaultConfig));
+    await selectStage(packet, { config: defaultConfig, selector: chooseSelector(defaultConfig) });
     assert.equal(routingOf(packet).selectedTool?.toolName, "filesystem.read_text_file");
     assert.match(lastReflection(packet), /\(heuristic, no SELECTOR_MODEL set, confidence/);
   });
