@@ -17,6 +17,11 @@ export interface Attempt {
   tenant: string;
   deliveries: number;
   error: string;
+  /**
+   * Set when the stage terminated the message (its bytes are no packet). JetStream reports a
+   * message removed while a consumer held it as terminated too; only this tells the two apart.
+   */
+  terminated?: boolean;
   at: number;
 }
 
@@ -24,8 +29,8 @@ function attemptKey(streamSequence: number): string {
   return `seq-${streamSequence}`;
 }
 
-/** Keeps why this delivery failed; without a bucket, nothing. */
-export async function recordAttempt(attempts: KV | undefined, msg: JsMsg, stage: string, error: string): Promise<void> {
+/** Keeps why this delivery failed, and whether the stage terminated it; without a bucket, nothing. */
+export async function recordAttempt(attempts: KV | undefined, msg: JsMsg, stage: string, error: string, terminated = false): Promise<void> {
   if (!attempts) return;
   const attempt: Attempt = {
     stage,
@@ -33,6 +38,7 @@ export async function recordAttempt(attempts: KV | undefined, msg: JsMsg, stage:
     tenant: msg.headers?.get(Headers.Tenant) ?? "",
     deliveries: msg.info.deliveryCount,
     error,
+    terminated,
     at: Date.now(),
   };
   await attempts.put(attemptKey(msg.info.streamSequence), JSON.stringify(attempt));

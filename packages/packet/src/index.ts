@@ -68,6 +68,7 @@ export type {
   GetPacketRequest,
   ListToolsRequest,
   ListToolsResponse,
+  RankToolsResponse,
   RegisteredServer,
   RouteRequest,
   RouteResponse,

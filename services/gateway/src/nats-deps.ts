@@ -1,63 +1,23 @@
-import { createHash } from "node:crypto";
-import { headers } from "@nats-io/nats-core";
-import type { MsgHdrs, NatsConnection } from "@nats-io/nats-core";
-import { jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { KV } from "@nats-io/kv";
 import { context, trace } from "@opentelemetry/api";
 import type { Tracer } from "@opentelemetry/api";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import {
-  Attr,
-  catalogKey,
-  currentTraceparent,
-  doneSubject,
-  EXAMPLES_SUBJECT,
-  FEEDBACK_SUBJECT,
-  followCatalog,
-  Headers,
-  loadPacket,
-  packetTraceContext,
-  publishPacket,
-  RANK_TOOLS_SUBJECT,
-  recordHop,
-  requestReply,
-  retryWhileTransient,
-  ROUTE_SUBJECT,
-  ServiceError,
-  setDeadline,
-  startHopClock,
-} from "@switchyard/bus";
-import type { HopClock } from "@switchyard/bus";
-import { exampleTexts, followExamples, withExamples } from "@switchyard/learning";
-import { callPacket, resolveTool } from "./direct-call.js";
-import { withShown } from "./mcp-session.js";
-import {
-  AddExamplesRequestSchema,
-  AddExamplesResponseSchema,
-  decodePacket,
-  FeedbackRequestSchema,
-  FeedbackResponseSchema,
-  encodePacket,
-  McpSessionSchema,
-  newPacket,
-  RankToolsRequestSchema,
-  RankToolsResponseSchema,
-  Packet_State,
-  RouteRequestSchema,
-  RouteResponseSchema,
-  toolVisibleTo,
-} from "@switchyard/packet";
-import type { Packet, Stage, ToolDefinition } from "@switchyard/packet";
-import { finishedPacket } from "@switchyard/runtime";
-import { processMetrics } from "@switchyard/telemetry";
+import { Attr, loadPacket, packetTraceContext, setDeadline, startHopClock } from "@switchyard/bus";
+import { encodePacket, newPacket, Packet_State } from "@switchyard/packet";
+import type { Packet } from "@switchyard/packet";
 import { approveCall, denyCall } from "./approvals.js";
+import { followCatalogView } from "./catalog-view.js";
 import { GatewayError, ownedBy } from "./deps.js";
-import { serverRegistry } from "./server-registry.js";
-import { requestToolApproval } from "./tool-approval.js";
-import type { GatewayDeps, GatewayErrorCode } from "./deps.js";
+import type { GatewayDeps } from "./deps.js";
+import { callPacket, resolveTool } from "./direct-call.js";
 import type { LivePackets } from "./live-packets.js";
+import { mcpSessionStore } from "./mcp-session-store.js";
 import { whileNatsAvailable } from "./nats-availability.js";
 import type { NatsAvailability } from "./nats-availability.js";
+import { packetDispatcher } from "./packet-dispatch.js";
+import { routerRequests } from "./router-requests.js";
+import { serverRegistry } from "./server-registry.js";
+import { requestToolApproval } from "./tool-approval.js";
 
 export interface NatsDepsOptions {
   nc: NatsConnection;
@@ -88,115 +48,19 @@ export interface NatsDepsOptions {
   packetDeadlineMs: number;
 }
 
-const SERVICE = "gateway";
-
-/** The router's error codes (learning.ts) as the gateway's. */
-const ROUTER_ERRORS = new Map<number, GatewayErrorCode>([
-  [400, "invalid"],
-  [404, "not_found"],
-  [409, "conflict"],
-]);
-
-/** The gateway's view of the fleet, over NATS: packets into JetStream, route-only over request/reply. */
+/**
+ * The gateway's view of the fleet, over NATS: packets into JetStream (packet-dispatch.ts),
+ * requests to the embedding-routers (router-requests.ts) and the executors
+ * (tool-approval.ts), the catalog as the buckets hold it (catalog-view.ts), MCP sessions
+ * and registered servers in KV. Every call waits a grace period for a lost NATS connection.
+ */
 export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayDeps & { close(): void }> {
-  const { nc, packets, tracer, availability, live } = options;
-  const js = jetstream(nc, { timeout: options.publishTimeoutMs });
-  const tools = new Map<string, ToolDefinition>();
-  const follower = await followCatalog(options.catalog, {
-    upsert: (tool) => tools.set(catalogKey(tool.name), tool),
-    remove: (key) => tools.delete(key),
-  });
-  const registry = serverRegistry({ bucket: options.servers, catalog: () => tools.values(), waitMs: options.waitTimeoutMs });
-  // Stored examples by catalog key, shown with the tools (the router indexes them the same way).
-  const examples = new Map<string, string[]>();
-  const exampleFollower = await followExamples(options.examples, {
-    upsert: (stored, key) => examples.set(key, exampleTexts(stored)),
-    remove: (key) => examples.delete(key),
-  });
-
-  /** A request to the embedding-routers; their refusals keep their meaning (404, 409, 400), anything else is 503. */
-  async function askRouter(subject: string, data: Uint8Array, requestHeaders?: MsgHdrs): Promise<Uint8Array> {
-    try {
-      return await requestReply(nc, subject, data, options.routeTimeoutMs, requestHeaders);
-    } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      const code = ROUTER_ERRORS.get(error.code) ?? "unavailable";
-      throw new GatewayError(code, code === "unavailable" ? `embedding-router: ${error.message}` : error.message);
-    }
-  }
-
-  /**
-   * Hands the packet to a stage and, when asked, waits for it to finish. The
-   * subscription to its done subject opens before the publish, so a fast
-   * packet cannot finish unseen; the packet is stored first so that
-   * `GET /v1/packets/{id}` finds it while it is in flight. It returns only
-   * once JetStream acknowledged the publish: an answer means the packet is kept.
-   * While a server is lost and its streams elect new leaders, JetStream answers nobody
-   * for seconds: the store, then the publish, are tried again until the wait budget is spent
-   * (the message id makes a publish stored twice count once).
-   * When the publish fails the stored packet goes back to `previous` (deleted
-   * when there was none), best effort as NATS may be away, so that it does not
-   * look in flight for ever.
-   */
-  async function dispatch(packet: Packet, stage: Stage, wait: boolean, clock: HopClock, previous?: Uint8Array) {
-    const packetId = packet.header!.packetId;
-    const done = wait ? nc.subscribe(doneSubject(packetId), { max: 1, timeout: options.waitTimeoutMs }) : undefined;
-    recordHop(packet, SERVICE, clock);
-    const deadline = Date.now() + options.waitTimeoutMs;
-    try {
-      // Stored once, then published: a publish retried after its ack was lost may already
-      // have been taken on (or finished) by the stages, and storing again would overwrite that.
-      // A lost connection is waited for as long as any request waits for one (awaitConnection), not the whole budget.
-      const connected = () => availability.awaitConnection();
-      await retryWhileTransient(() => packets.put(packetId, encodePacket(packet)), options.waitTimeoutMs, connected);
-      await retryWhileTransient(() => publishPacket(js, tracer, stage, packet), Math.max(0, deadline - Date.now()), connected);
-    } catch (error) {
-      done?.unsubscribe();
-      (previous ? packets.put(packetId, previous) : packets.delete(packetId)).catch(() => undefined);
-      throw error;
-    }
-    if (!done) return { packet, finished: false };
-    try {
-      for await (const msg of done) return { packet: decodePacket(msg.data), finished: true };
-    } catch {
-      // The subscription's timeout: the packet is still on its way.
-    }
-    return { packet, finished: false };
-  }
-
-  /** Starts a new packet of `tenant`'s at `stage`, in the caller's trace, counted among the tenant's packets in flight. */
-  async function launch(packet: Packet, tenant: string, stage: Stage, wait: boolean, clock: HopClock) {
-    const header = packet.header!;
-    header.tenant = tenant;
-    // The request's trace becomes the packet's: an approval later continues it.
-    header.traceparent = currentTraceparent();
-    setDeadline(packet, options.packetDeadlineMs);
-    live.admit(tenant, header.packetId);
-    try {
-      return await dispatch(packet, stage, wait, clock);
-    } catch (error) {
-      live.release(tenant, header.packetId);
-      throw error;
-    }
-  }
-
-  /** A session's tools as stored, [] for a new one. */
-  async function storedSession(key: string): Promise<string[]> {
-    const entry = await options.mcpSessions.get(key);
-    return entry?.value.length ? fromBinary(McpSessionSchema, entry.value).tools : [];
-  }
-
-  /** Stores a packet the gateway itself ended (denied, approval expired) and counts it with the others. */
-  async function endAtGateway(packet: Packet): Promise<void> {
-    await packets.put(packet.header!.packetId, encodePacket(packet));
-    processMetrics().packetFinished(finishedPacket(packet));
-  }
-
-  /** Another tenant's tool is as unknown to this one as a tool that does not exist (the router's words for that). */
-  function hideOthersTool(tenant: string, name: string): void {
-    const tool = tools.get(catalogKey(name));
-    if (tool && !toolVisibleTo(tool, tenant)) throw new GatewayError("not_found", `no tool named ${name}`);
-  }
+  const { nc, packets, tracer, availability } = options;
+  const catalog = await followCatalogView(options.catalog, options.examples);
+  const registry = serverRegistry({ bucket: options.servers, catalog: () => catalog.all(), waitMs: options.waitTimeoutMs });
+  const { dispatch, launch, endAtGateway } = packetDispatcher(options);
+  const router = routerRequests(nc, options.routeTimeoutMs);
+  const sessions = mcpSessionStore(options.mcpSessions);
 
   async function ownPacket(tenant: string, packetId: string): Promise<Packet | undefined> {
     return ownedBy(await loadPacket(packets, packetId), tenant);
@@ -229,7 +93,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
 
     submitCall: (input) => whileNatsAvailable(availability, async () => {
       const clock = startHopClock();
-      const packet = callPacket(input, resolveTool(input.tool, tools.values(), input.tenant), options.maxReinjections);
+      const packet = callPacket(input, resolveTool(input.tool, catalog.all(), input.tenant), options.maxReinjections);
       return launch(packet, input.tenant, "review", input.wait, clock);
     }),
 
@@ -271,7 +135,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     }),
 
     route: (tenant, input) => whileNatsAvailable(availability, async () => {
-      const request = create(RouteRequestSchema, {
+      const { candidates, warnings } = await router.route(tenant, {
         message: input.message,
         history: input.history,
         topK: input.topK,
@@ -279,51 +143,27 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         pools: input.pools,
         domains: input.domains,
       });
-      // The tenant travels beside the request, not in it: RouteRequest is also the public body, which must not name one.
-      const tenantHeader = headers();
-      tenantHeader.set(Headers.Tenant, tenant);
-      const reply = await askRouter(ROUTE_SUBJECT, toBinary(RouteRequestSchema, request), tenantHeader);
-      const { candidates, warnings } = fromBinary(RouteResponseSchema, reply);
       return { candidates, warnings };
     }),
 
-    rankTools: (_tenant, input) => whileNatsAvailable(availability, async () => {
-      const request = create(RankToolsRequestSchema, input);
-      const reply = await askRouter(RANK_TOOLS_SUBJECT, toBinary(RankToolsRequestSchema, request));
-      return fromBinary(RankToolsResponseSchema, reply).candidates;
-    }),
+    rankTools: (_tenant, input) => whileNatsAvailable(availability, async () => (await router.rankTools(input)).candidates),
 
-    sessionTools: (tenant, session) => whileNatsAvailable(availability, () => storedSession(sessionKey(tenant, session))),
+    sessionTools: (tenant, session) => whileNatsAvailable(availability, () => sessions.tools(tenant, session)),
 
-    exposeInSession: (tenant, session, names, keep) => whileNatsAvailable(availability, async () => {
-      const key = sessionKey(tenant, session);
-      const after = withShown(await storedSession(key), names, keep);
-      // Two replicas updating one session at once: the last write wins, both lists are close.
-      await options.mcpSessions.put(key, toBinary(McpSessionSchema, create(McpSessionSchema, { tools: after })));
-      return after;
-    }),
+    exposeInSession: (tenant, session, names, keep) => whileNatsAvailable(availability, () => sessions.expose(tenant, session, names, keep)),
 
-    async listTools(tenant) {
-      return [...tools.entries()]
-        .filter(([, tool]) => toolVisibleTo(tool, tenant))
-        .map(([key, tool]) => withExamples(tool, examples.get(key) ?? []))
-        .sort((a, b) => a.name.localeCompare(b.name));
-    },
+    listTools: async (tenant) => catalog.visibleTo(tenant),
 
     feedback: (tenant, input) => whileNatsAvailable(availability, async () => {
       // The router learns from any packet it is told of: only the packet's own tenant may tell it.
       if (!(await ownPacket(tenant, input.packetId))) throw new GatewayError("not_found", `no packet with id ${input.packetId}`);
-      if (input.tool) hideOthersTool(tenant, input.tool);
-      const request = create(FeedbackRequestSchema, input);
-      const reply = await askRouter(FEEDBACK_SUBJECT, toBinary(FeedbackRequestSchema, request));
-      return fromBinary(FeedbackResponseSchema, reply);
+      if (input.tool) catalog.hideOthersTool(tenant, input.tool);
+      return router.feedback(input);
     }),
 
-    addExamples: (tenant, tool, texts) => whileNatsAvailable(availability, async () => {
-      hideOthersTool(tenant, tool);
-      const request = create(AddExamplesRequestSchema, { tool, examples: texts });
-      const reply = await askRouter(EXAMPLES_SUBJECT, toBinary(AddExamplesRequestSchema, request));
-      return fromBinary(AddExamplesResponseSchema, reply);
+    addExamples: (tenant, tool, texts) => whileNatsAvailable(availability, () => {
+      catalog.hideOthersTool(tenant, tool);
+      return router.addExamples({ tool, examples: texts });
     }),
 
     registerServer: (server) => whileNatsAvailable(availability, () => registry.registerServer(server)),
@@ -331,22 +171,15 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     removeServer: (name) => whileNatsAvailable(availability, () => registry.removeServer(name)),
 
     approveTool: (tenant, name) => whileNatsAvailable(availability, () => {
-      // Another tenant's tool is as unknown to this one as a tool that does not exist (the executor's words for that).
-      const tool = tools.get(catalogKey(name));
-      if (tool && !toolVisibleTo(tool, tenant)) throw new GatewayError("not_found", `no tool ${name} on MCP server ${tool.server}`);
+      // In the executor's words for a tool that does not exist.
+      catalog.hideOthersTool(tenant, name, `no tool ${name} on MCP server ${catalog.get(name)?.server}`);
       return requestToolApproval(nc, name, options.routeTimeoutMs);
     }),
 
     isReady: () => availability.connected(),
 
     close: () => {
-      follower.stop();
-      exampleFollower.stop();
+      catalog.stop();
     },
   };
-}
-
-/** A session's key: the tenant's and the client's ids, hashed (any characters; one tenant's session is never another's). */
-function sessionKey(tenant: string, session: string): string {
-  return createHash("sha256").update(`${tenant}\n${session}`).digest("hex");
 }

@@ -1,5 +1,4 @@
 import { create } from "@bufbuild/protobuf";
-import type { JsonValue } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsyncTypebox, Static } from "@fastify/type-provider-typebox";
@@ -16,7 +15,7 @@ import type { RegisteredServer } from "@switchyard/packet";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { messageJson } from "./json.js";
-import { protoSchemaRef } from "./proto-json-schema.js";
+import { errorResponse, protoResponse } from "./response-schemas.js";
 import { MAX_GROUP_CHARS } from "./requests.js";
 
 /**
@@ -57,9 +56,9 @@ const registration = Type.Object(
 const serverRef = Type.Object({ name: Type.String({ pattern: SERVER_NAME_PATTERN.source }) }, { additionalProperties: false });
 
 const errors = {
-  400: Type.Unsafe<JsonValue>({ $ref: "Error#", description: "The body is invalid; `field` names the part at fault" }),
-  403: Type.Unsafe<JsonValue>({ $ref: "Error#", description: "The key is not an admin's (ADMIN_API_KEYS)" }),
-  503: Type.Unsafe<JsonValue>({ $ref: "Error#", description: "NATS is not reachable" }),
+  400: errorResponse("The body is invalid; `field` names the part at fault"),
+  403: errorResponse("The key is not an admin's (ADMIN_API_KEYS)"),
+  503: errorResponse("NATS is not reachable"),
 };
 
 export function serverRoutes(deps: Pick<GatewayDeps, "registerServer" | "listServers" | "removeServer">): FastifyPluginAsyncTypebox {
@@ -76,10 +75,10 @@ export function serverRoutes(deps: Pick<GatewayDeps, "registerServer" | "listSer
           tags: ["servers"],
           body: registration,
           response: {
-            201: Type.Unsafe<JsonValue>({ ...protoSchemaRef(RegisterServerResponseSchema), description: "Registered; its tools as listed" }),
-            202: Type.Unsafe<JsonValue>({ ...protoSchemaRef(RegisterServerResponseSchema), description: "Registered; no tools listed yet" }),
+            201: protoResponse(RegisterServerResponseSchema, "Registered; its tools as listed"),
+            202: protoResponse(RegisterServerResponseSchema, "Registered; no tools listed yet"),
             ...errors,
-            409: Type.Unsafe<JsonValue>({ $ref: "Error#", description: "The name is registered already, or belongs to a server of switchyard.yaml" }),
+            409: errorResponse("The name is registered already, or belongs to a server of switchyard.yaml"),
           },
         },
       },
@@ -98,7 +97,7 @@ export function serverRoutes(deps: Pick<GatewayDeps, "registerServer" | "listSer
           operationId: "listServers",
           summary: "The MCP servers registered at run time (admin keys only)",
           tags: ["servers"],
-          response: { 200: Type.Unsafe<JsonValue>({ ...protoSchemaRef(ListServersResponseSchema), description: "Header values redacted" }), ...errors },
+          response: { 200: protoResponse(ListServersResponseSchema, "Header values redacted"), ...errors },
         },
       },
       async (request) => {
@@ -119,7 +118,7 @@ export function serverRoutes(deps: Pick<GatewayDeps, "registerServer" | "listSer
           response: {
             204: Type.Null({ description: "Unregistered" }),
             ...errors,
-            404: Type.Unsafe<JsonValue>({ $ref: "Error#", description: "No server of that name is registered" }),
+            404: errorResponse("No server of that name is registered"),
           },
         },
       },

@@ -1,21 +1,70 @@
-import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { JsonValue } from "@bufbuild/protobuf";
-import { ToolDefinitionSchema } from "@switchyard/packet";
+import { AddExamplesResponseSchema, ListToolsResponseSchema, RouteResponseSchema, ToolDefinitionSchema } from "@switchyard/packet";
 import type { GatewayDeps } from "./deps.js";
-import { messageJson } from "./json.js";
-import { protoSchemaRef } from "./proto-json-schema.js";
-import { requestSchemas } from "./requests.js";
+import { listToolsJson, messageJson, routeResponseJson } from "./json.js";
+import { requestSchemas, toRouteInput } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
+import { errorResponse, protoResponse } from "./response-schemas.js";
 
 /**
- * Tool security over HTTP: `POST /v1/tools/{name}/approve` pins the definition the tool's
+ * Tools over HTTP: which tools a turn should see (`POST /v1/route`), the catalog, examples
+ * added by hand, and tool security: `POST /v1/tools/{name}/approve` pins the definition the tool's
  * MCP server serves now and lifts its quarantine (a rug pull, or hidden instructions in its
  * description); the executor does the work (services/executor/src/tool-approval.ts).
  */
-export function toolRoutes(deps: Pick<GatewayDeps, "approveTool">, limits: GatewayLimits): FastifyPluginAsyncTypebox {
-  const { toolRef } = requestSchemas(limits);
+export function toolRoutes(deps: Pick<GatewayDeps, "route" | "listTools" | "addExamples" | "approveTool">, limits: GatewayLimits): FastifyPluginAsyncTypebox {
+  const schemas = requestSchemas(limits);
   return async (app) => {
+    app.post(
+      "/v1/route",
+      {
+        schema: {
+          operationId: "route",
+          summary: "Which tools should this turn see? Executes nothing",
+          tags: ["route"],
+          body: schemas.route,
+          response: {
+            200: protoResponse(RouteResponseSchema, "Core tools and the best matches, with scores"),
+            400: errorResponse("The request is invalid"),
+          },
+        },
+      },
+      async (request) => routeResponseJson(await deps.route(request.tenant, toRouteInput(request.body))),
+    );
+
+    app.get(
+      "/v1/tools",
+      {
+        schema: {
+          operationId: "listTools",
+          summary: "The tool catalog",
+          tags: ["tools"],
+          response: { 200: protoResponse(ListToolsResponseSchema, "Every tool the router knows") },
+        },
+      },
+      async (request) => listToolsJson(await deps.listTools(request.tenant)),
+    );
+
+    app.post(
+      "/v1/tools/:name/examples",
+      {
+        schema: {
+          operationId: "addExamples",
+          summary: "Add example requests to a tool; the router indexes them with it",
+          tags: ["tools"],
+          params: schemas.toolRef,
+          body: schemas.addExamples,
+          response: {
+            200: protoResponse(AddExamplesResponseSchema, "The tool's stored examples after the change"),
+            400: errorResponse("The request is invalid"),
+            404: errorResponse("No tool has this name"),
+            503: errorResponse("No embedding-router answered"),
+          },
+        },
+      },
+      async (request) =>
+        messageJson(AddExamplesResponseSchema, await deps.addExamples(request.tenant, request.params.name, request.body.examples)),
+    );
     app.post(
       "/v1/tools/:name/approve",
       {
@@ -26,11 +75,11 @@ export function toolRoutes(deps: Pick<GatewayDeps, "approveTool">, limits: Gatew
             "A catalog tool whose definition changed on its MCP server since it was pinned, or whose description holds " +
             "hidden instructions, is quarantined: neither routed nor called. Approving pins the definition served now.",
           tags: ["tools"],
-          params: toolRef,
+          params: schemas.toolRef,
           response: {
-            200: Type.Unsafe<JsonValue>({ ...protoSchemaRef(ToolDefinitionSchema), description: "The catalog entry, pinned" }),
-            404: Type.Unsafe<JsonValue>({ $ref: "Error#", description: "No MCP tool of the caller's tenant (or shared) has this name" }),
-            503: Type.Unsafe<JsonValue>({ $ref: "Error#", description: "No executor running the tool's server answered" }),
+            200: protoResponse(ToolDefinitionSchema, "The catalog entry, pinned"),
+            404: errorResponse("No MCP tool of the caller's tenant (or shared) has this name"),
+            503: errorResponse("No executor running the tool's server answered"),
           },
         },
       },

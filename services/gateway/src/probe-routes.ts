@@ -1,0 +1,51 @@
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { processMetrics } from "@switchyard/telemetry";
+import type { GatewayDeps } from "./deps.js";
+import { errorBody } from "./errors.js";
+import { errorResponse } from "./response-schemas.js";
+
+/**
+ * Probes and metrics, open without a key: orchestrators and Prometheus call them
+ * without credentials, and they say nothing about any tenant's packets or tools.
+ * (The OpenAPI document at /docs is open too: it describes the API, holds no data.)
+ */
+export function probeRoutes(deps: Pick<GatewayDeps, "isReady">): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const probeBody = Type.Object({ status: Type.String() });
+    app.get(
+      "/healthz",
+      {
+        schema: {
+          operationId: "healthz",
+          summary: "Liveness: 200 while the process runs",
+          tags: ["health"],
+          security: [],
+          response: { 200: probeBody },
+        },
+      },
+      async () => ({ status: "ok" }),
+    );
+
+    app.get(
+      "/readyz",
+      {
+        schema: {
+          operationId: "readyz",
+          summary: "Readiness: 200 when the gateway can take requests",
+          tags: ["health"],
+          security: [],
+          response: { 200: probeBody, 503: errorResponse("Not ready") },
+        },
+      },
+      async (_request, reply) =>
+        deps.isReady() ? { status: "ready" } : reply.code(503).send(errorBody(503, "not ready")),
+    );
+
+    // Prometheus scrapes this; it is not part of the API, so not in the OpenAPI document.
+    app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+      const { contentType, body } = await processMetrics().exposition();
+      return reply.type(contentType).send(body);
+    });
+  };
+}
