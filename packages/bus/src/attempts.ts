@@ -1,5 +1,9 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { timestampNow } from "@bufbuild/protobuf/wkt";
 import type { JsMsg } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
+import { AttemptSchema } from "@switchyard/packet";
+import type { Attempt } from "@switchyard/packet";
 import { Headers } from "./headers.js";
 
 /**
@@ -10,20 +14,8 @@ import { Headers } from "./headers.js";
 export const ATTEMPTS_BUCKET = "switchyard-attempts";
 export const ATTEMPTS_TTL_MS = 24 * 60 * 60 * 1000;
 
-export interface Attempt {
-  stage: string;
-  packetId: string;
-  /** The tenant its headers name; "" when none. */
-  tenant: string;
-  deliveries: number;
-  error: string;
-  /**
-   * Set when the stage terminated the message (its bytes are no packet). JetStream reports a
-   * message removed while a consumer held it as terminated too; only this tells the two apart.
-   */
-  terminated?: boolean;
-  at: number;
-}
+/** The record kept (proto `Attempt`, records.proto). */
+export type { Attempt };
 
 function attemptKey(streamSequence: number): string {
   return `seq-${streamSequence}`;
@@ -32,23 +24,23 @@ function attemptKey(streamSequence: number): string {
 /** Keeps why this delivery failed, and whether the stage terminated it; without a bucket, nothing. */
 export async function recordAttempt(attempts: KV | undefined, msg: JsMsg, stage: string, error: string, terminated = false): Promise<void> {
   if (!attempts) return;
-  const attempt: Attempt = {
+  const attempt = create(AttemptSchema, {
     stage,
     packetId: msg.headers?.get(Headers.PacketId) ?? "",
     tenant: msg.headers?.get(Headers.Tenant) ?? "",
     deliveries: msg.info.deliveryCount,
     error,
     terminated,
-    at: Date.now(),
-  };
-  await attempts.put(attemptKey(msg.info.streamSequence), JSON.stringify(attempt));
+    at: timestampNow(),
+  });
+  await attempts.put(attemptKey(msg.info.streamSequence), toBinary(AttemptSchema, attempt));
 }
 
 /** The last failed delivery of the message at `streamSequence`, if one was kept. */
 export async function readAttempt(attempts: KV, streamSequence: number): Promise<Attempt | undefined> {
   const entry = await attempts.get(attemptKey(streamSequence));
   if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return undefined;
-  return entry.json<Attempt>();
+  return fromBinary(AttemptSchema, entry.value);
 }
 
 /** Forgets a message's attempts once its packet has ended. */

@@ -1,29 +1,15 @@
-import { create } from "@bufbuild/protobuf";
-import { ToolDefinitionSchema } from "@switchyard/packet";
-import type { ToolDefinition } from "@switchyard/packet";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { StoredExample_Source, StoredExampleSchema, ToolDefinitionSchema, ToolExamplesSchema } from "@switchyard/packet";
+import type { StoredExample, ToolDefinition, ToolExamples } from "@switchyard/packet";
 
 /**
- * A tool's stored example requests: those learned from use (a finished
- * packet's query whose tool ran) and those added by hand or by feedback. They
- * live in the examples bucket, one JSON value per tool, and the router indexes
- * them with the tool as if its catalog entry listed them.
+ * A tool's stored example requests (proto `ToolExamples`, records.proto): those learned from
+ * use (a finished packet's query whose tool ran) and those added by hand or by feedback. They
+ * live in the examples bucket, one record per tool, and the router indexes them with the tool
+ * as if its catalog entry listed them.
  */
-export interface ToolExamples {
-  /** Catalog name of the tool. */
-  tool: string;
-  /** Oldest first. */
-  examples: StoredExample[];
-  /** Normalised queries that feedback said were wrong for this tool; they are never learned for it again. */
-  rejected: string[];
-}
-
-export interface StoredExample {
-  text: string;
-  /** "learned": from use, evicted oldest first beyond the cap; "added": by hand or by feedback, kept. */
-  source: "learned" | "added";
-  /** When it was learned or added (ISO 8601). */
-  at: string;
-}
+export type { StoredExample, ToolExamples };
 
 /** Longest example kept; a longer query is a document, not a request, and is not learned. */
 export const EXAMPLE_MAX_CHARS = 500;
@@ -46,7 +32,7 @@ export function exampleKey(text: string): string {
 }
 
 export function emptyExamples(tool: string): ToolExamples {
-  return { tool, examples: [], rejected: [] };
+  return create(ToolExamplesSchema, { tool });
 }
 
 /**
@@ -60,13 +46,13 @@ export function learnExample(current: ToolExamples, query: string, max: number, 
   const key = exampleKey(text);
   if (max <= 0 || text === "" || text.length > EXAMPLE_MAX_CHARS || current.rejected.includes(key)) return undefined;
   const same = current.examples.find((e) => exampleKey(e.text) === key);
-  if (same?.source === "added") return undefined;
+  if (same?.source === StoredExample_Source.ADDED) return undefined;
   // The same words as the newest learned example: nothing would change but its time, and a
   // busy tool asked the same thing by many packets at once would rewrite the entry for each.
-  if (same && same.text === text && current.examples.filter((e) => e.source === "learned").at(-1) === same) return undefined;
+  if (same && same.text === text && current.examples.filter((e) => e.source === StoredExample_Source.LEARNED).at(-1) === same) return undefined;
   const examples = current.examples.filter((e) => e !== same);
-  examples.push({ text, source: "learned", at: at.toISOString() });
-  return { ...current, examples: keepNewest(examples, "learned", max) };
+  examples.push(create(StoredExampleSchema, { text, source: StoredExample_Source.LEARNED, at: timestampFromDate(at) }));
+  return { ...current, examples: keepNewest(examples, StoredExample_Source.LEARNED, max) };
 }
 
 /**
@@ -76,7 +62,7 @@ export function learnExample(current: ToolExamples, query: string, max: number, 
 export function addExamples(current: ToolExamples, texts: readonly string[], at = new Date()): { next: ToolExamples; added: number } {
   let examples = [...current.examples];
   const rejected = new Set(current.rejected);
-  const stamp = at.toISOString();
+  const stamp = timestampFromDate(at);
   let added = 0;
   for (const raw of texts) {
     const text = tidyExample(raw);
@@ -85,13 +71,13 @@ export function addExamples(current: ToolExamples, texts: readonly string[], at 
     rejected.delete(key);
     const same = examples.findIndex((e) => exampleKey(e.text) === key);
     if (same >= 0) {
-      examples[same] = { ...examples[same]!, source: "added" };
+      examples[same] = { ...examples[same]!, source: StoredExample_Source.ADDED };
       continue;
     }
-    examples.push({ text, source: "added", at: stamp });
+    examples.push(create(StoredExampleSchema, { text, source: StoredExample_Source.ADDED, at: stamp }));
     added++;
   }
-  examples = keepNewest(examples, "added", MAX_ADDED_EXAMPLES_PER_TOOL);
+  examples = keepNewest(examples, StoredExample_Source.ADDED, MAX_ADDED_EXAMPLES_PER_TOOL);
   return { next: { ...current, examples, rejected: [...rejected] }, added };
 }
 
@@ -125,25 +111,41 @@ export function withExamples(tool: ToolDefinition, texts: readonly string[]): To
 }
 
 export function encodeToolExamples(examples: ToolExamples): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify(examples));
+  return toBinary(ToolExamplesSchema, examples);
 }
 
-/** Reads a stored value; anything malformed reads as no examples rather than breaking the router. */
+/**
+ * Reads a stored record; anything malformed reads as no examples rather than breaking the
+ * router. Records written as JSON, as Switchyard 0.1.0 did (their first byte "{", which starts no
+ * ToolExamples message): they are read as such, so examples users taught survive the upgrade.
+ */
 export function decodeToolExamples(bytes: Uint8Array, tool = ""): ToolExamples {
   try {
-    const value = JSON.parse(new TextDecoder().decode(bytes)) as Partial<ToolExamples>;
-    const examples = Array.isArray(value.examples)
-      ? value.examples.filter((e): e is StoredExample => typeof e?.text === "string" && (e.source === "learned" || e.source === "added"))
-      : [];
-    const rejected = Array.isArray(value.rejected) ? value.rejected.filter((r): r is string => typeof r === "string") : [];
-    return { tool: typeof value.tool === "string" ? value.tool : tool, examples, rejected };
+    const examples = bytes[0] === JSON_OPEN ? fromJsonRecord(bytes, tool) : fromBinary(ToolExamplesSchema, bytes);
+    return examples.tool ? examples : { ...examples, tool };
   } catch {
     return emptyExamples(tool);
   }
 }
 
+const JSON_OPEN = "{".charCodeAt(0);
+const LEGACY_SOURCES: Record<string, StoredExample_Source> = { learned: StoredExample_Source.LEARNED, added: StoredExample_Source.ADDED };
+
+/** A record as 0.1.0 wrote it, in JSON: `{tool, examples: [{text, source: "learned" | "added", at}], rejected}`. */
+function fromJsonRecord(bytes: Uint8Array, tool: string): ToolExamples {
+  const value = JSON.parse(new TextDecoder().decode(bytes)) as { tool?: unknown; examples?: unknown; rejected?: unknown };
+  const examples = (Array.isArray(value.examples) ? value.examples : []).flatMap((e: { text?: unknown; source?: unknown; at?: unknown }) => {
+    const source = LEGACY_SOURCES[String(e?.source)];
+    if (typeof e?.text !== "string" || source === undefined) return [];
+    const at = new Date(String(e.at));
+    return [create(StoredExampleSchema, { text: e.text, source, ...(Number.isNaN(at.getTime()) ? {} : { at: timestampFromDate(at) }) })];
+  });
+  const rejected = Array.isArray(value.rejected) ? value.rejected.filter((r): r is string => typeof r === "string") : [];
+  return create(ToolExamplesSchema, { tool: typeof value.tool === "string" ? value.tool : tool, examples, rejected });
+}
+
 /** The examples without the oldest of `source` beyond `max` of them. */
-function keepNewest(examples: StoredExample[], source: StoredExample["source"], max: number): StoredExample[] {
+function keepNewest(examples: StoredExample[], source: StoredExample_Source, max: number): StoredExample[] {
   let excess = examples.filter((e) => e.source === source).length - max;
   return examples.filter((e) => !(e.source === source && excess-- > 0));
 }

@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
-import { ToolDefinitionSchema } from "@switchyard/packet";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { StoredExample_Source, ToolDefinitionSchema } from "@switchyard/packet";
 import {
   addExamples,
   decodeToolExamples,
@@ -33,8 +34,8 @@ describe("tool examples", () => {
   it("tool examples - a learned query is stored tidy, once, however it is spaced or cased", () => {
     const stored = learnAll(["read  the file\nnotes/todo.md ", "Read the file notes/todo.md"], 20);
     assert.deepEqual(exampleTexts(stored), ["Read the file notes/todo.md"]);
-    assert.equal(stored.examples[0]?.source, "learned");
-    assert.equal(stored.examples[0]?.at, at(1).toISOString(), "learning it again makes it the most recent");
+    assert.equal(stored.examples[0]?.source, StoredExample_Source.LEARNED);
+    assert.equal(timestampDate(stored.examples[0]!.at!).toISOString(), at(1).toISOString(), "learning it again makes it the most recent");
   });
 
   it("tool examples - the newest learned example taught again, word for word, writes nothing", () => {
@@ -78,7 +79,7 @@ describe("tool examples", () => {
   it("tool examples - adding a learned example by hand keeps it in place and makes it permanent", () => {
     const { next, added } = addExamples(learnAll(["q1", "q2"], 2), ["q1"]);
     assert.equal(added, 0);
-    assert.deepEqual(next.examples.map((e) => `${e.text}:${e.source}`), ["q1:added", "q2:learned"]);
+    assert.deepEqual(next.examples.map((e) => `${e.text}:${StoredExample_Source[e.source]}`), ["q1:ADDED", "q2:LEARNED"]);
   });
 
   it("tool examples - hand-added examples are capped too, the oldest going first", () => {
@@ -102,6 +103,18 @@ describe("tool examples", () => {
     assert.deepEqual(decodeToolExamples(new TextEncoder().encode("not json"), TOOL), emptyExamples(TOOL));
     const odd = decodeToolExamples(new TextEncoder().encode('{"examples":[{"text":1},{"text":"ok","source":"added","at":""}]}'), TOOL);
     assert.deepEqual(exampleTexts(odd), ["ok"]);
+  });
+
+  it("tool examples - a record 0.1.0 wrote as JSON is read as it was, so taught examples survive the upgrade", () => {
+    const json = '{"tool":"a.tool","examples":[{"text":"read it","source":"learned","at":"2026-01-02T03:04:05.000Z"},{"text":"show it","source":"added","at":"2026-01-03T00:00:00.000Z"}],"rejected":["list it"]}';
+    const read = decodeToolExamples(new TextEncoder().encode(json));
+    assert.equal(read.tool, "a.tool");
+    assert.deepEqual(read.examples.map((e) => [e.text, StoredExample_Source[e.source], timestampDate(e.at!).toISOString()]), [
+      ["read it", "LEARNED", "2026-01-02T03:04:05.000Z"],
+      ["show it", "ADDED", "2026-01-03T00:00:00.000Z"],
+    ]);
+    assert.deepEqual(read.rejected, ["list it"]);
+    assert.deepEqual(decodeToolExamples(encodeToolExamples(read)), read, "written back as proto, read the same");
   });
 });
 

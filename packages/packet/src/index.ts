@@ -58,6 +58,17 @@ export {
   SubmitPacketRequestSchema,
   SubmitPacketResponseSchema,
 } from "./gen/switchyard/v1/router_pb.js";
+export {
+  AttemptSchema,
+  ExecutionRecord_State,
+  ExecutionRecordSchema,
+  PendingLessonSchema,
+  StoredExample_Source,
+  StoredExampleSchema,
+  ToolCallOutcomeSchema,
+  ToolExamplesSchema,
+} from "./gen/switchyard/v1/records_pb.js";
+export type { Attempt, ExecutionRecord, PendingLesson, StoredExample, ToolCallOutcome, ToolExamples } from "./gen/switchyard/v1/records_pb.js";
 export type {
   AddExamplesRequest,
   AddExamplesResponse,

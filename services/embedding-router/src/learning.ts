@@ -5,7 +5,7 @@
  * is stored in the examples bucket, which catalog-index.ts merges into the
  * tools it indexes.
  */
-import { create } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
 import { ServiceError } from "@switchyard/bus";
 import { addExamples, exampleTexts, learnExample, rejectExample, updateToolExamples } from "@switchyard/learning";
@@ -16,10 +16,11 @@ import {
   intentOf,
   isFinal,
   Packet_State,
+  PendingLessonSchema,
   routingOf,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
-import type { AddExamplesResponse, FeedbackRequest, FeedbackResponse, Packet } from "@switchyard/packet";
+import type { AddExamplesResponse, FeedbackRequest, FeedbackResponse, Packet, PendingLesson } from "@switchyard/packet";
 import { createHash } from "node:crypto";
 import { isAnaphoric, isCorrection } from "@switchyard/request-text";
 import type { Config } from "./config.js";
@@ -51,13 +52,6 @@ export function lessonOf(packet: Packet): { tool: string; query: string } | unde
   return query === "" || isAnaphoric(query) ? undefined : { tool, query };
 }
 
-/** A lesson waiting in the pending-lessons bucket for its session to confirm it. */
-interface PendingLesson {
-  tool: string;
-  query: string;
-  packetId: string;
-}
-
 /**
  * Learning that cannot make routing worse: a finished packet's lesson is stored only once its
  * call is known to be right, because the user approved it (a call that waited for approval),
@@ -82,7 +76,7 @@ export async function learnFromPacket(examples: KV, pending: KV, packet: Packet,
   const lesson = lessonOf(packet);
   if (!lesson) return learned;
   if (routingOf(packet).approval?.grantedAt) return (await teach(examples, lesson, settings)) ?? learned;
-  if (session) await pending.put(session, JSON.stringify({ ...lesson, packetId } satisfies PendingLesson));
+  if (session) await pending.put(session, toBinary(PendingLessonSchema, create(PendingLessonSchema, { ...lesson, packetId })));
   return learned;
 }
 
@@ -107,7 +101,7 @@ function sessionKey(packet: Packet): string | undefined {
 async function readPending(pending: KV, key: string): Promise<PendingLesson | undefined> {
   const entry = await pending.get(key);
   if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return undefined;
-  return entry.json<PendingLesson>();
+  return fromBinary(PendingLessonSchema, entry.value);
 }
 
 /** Drops the session's pending lesson when it is this packet's: feedback has settled it. */

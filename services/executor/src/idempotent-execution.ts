@@ -21,26 +21,21 @@
  */
 import type { KV } from "@nats-io/kv";
 import { setTimeout as sleep } from "node:timers/promises";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
 import { isNatsFailure, RetryLater } from "@switchyard/bus";
+import { ExecutionRecord_State, ExecutionRecordSchema, fromValue, ToolCallOutcomeSchema, toValue } from "@switchyard/packet";
+import type { ExecutionRecord, ToolCallOutcome } from "@switchyard/packet";
 import { INSTANCE } from "@switchyard/telemetry";
 import { isRetryableFailure } from "./mcp-pool.js";
-import type { ToolCallResult } from "./mcp-pool.js";
+import type { McpFailure, ToolCallResult } from "./mcp-pool.js";
 
 export const EXECUTIONS_BUCKET = "switchyard-executions";
 /** Records outlive any redelivery or duplicate (JetStream's duplicate window is 2 minutes), then expire. */
 export const EXECUTIONS_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-export interface ExecutionRecord {
-  state: "claimed" | "done" | "released";
-  /** The executor process that claimed (or finished) the call. */
-  instance: string;
-  claimedAt: number;
-  /** Past this time (epoch ms) a claim without a result counts as abandoned. */
-  leaseUntil: number;
-  result?: ToolCallResult;
-  /** A released claim's failure. */
-  error?: string;
-}
+/** The record kept per call (proto `ExecutionRecord`, records.proto). */
+export type { ExecutionRecord };
 
 export interface ExecutionLedger {
   kv: KV;
@@ -78,19 +73,19 @@ export async function callOnce(
   let revision = claim.revision;
   let record = claim.record;
   const renew = setInterval(() => {
-    record = { ...record, leaseUntil: Date.now() + ledger.leaseMs };
+    record = { ...record, leaseUntil: timestampFromMs(Date.now() + ledger.leaseMs) };
     // A failed renewal (NATS away) is retried on the next tick; the lease is three ticks long.
-    ledger.kv.update(key, JSON.stringify(record), revision).then((next) => (revision = next), () => undefined);
+    ledger.kv.update(key, encodeRecord(record), revision).then((next) => (revision = next), () => undefined);
   }, Math.max(50, Math.floor(ledger.leaseMs / 3)));
   let result: ToolCallResult;
   calling.add(key);
   try {
     result = await call();
     if (!result.success && isRetryableFailure(result.failure)) {
-      await storeUntilStored(ledger, key, { ...record, state: "released", error: result.error ?? "" });
+      await storeUntilStored(ledger, key, { ...record, state: ExecutionRecord_State.RELEASED, error: result.error ?? "" });
       throw new RetryLater(result.error ?? "the tool call failed");
     }
-    await storeUntilStored(ledger, key, { ...record, state: "done", result });
+    await storeUntilStored(ledger, key, { ...record, state: ExecutionRecord_State.DONE, result: outcomeOf(result) });
   } finally {
     clearInterval(renew);
     calling.delete(key);
@@ -102,7 +97,7 @@ export async function callOnce(
 async function storeUntilStored(ledger: ExecutionLedger, key: string, record: ExecutionRecord): Promise<void> {
   for (;;) {
     try {
-      await ledger.kv.put(key, JSON.stringify(record));
+      await ledger.kv.put(key, encodeRecord(record));
       return;
     } catch (error) {
       if (!isNatsFailure(error)) throw error;
@@ -115,30 +110,63 @@ type Claim = { kind: "claimed"; revision: number; record: ExecutionRecord } | Ex
 
 async function takeClaim(ledger: ExecutionLedger, key: string, retrySafe: boolean): Promise<Claim> {
   const now = Date.now();
-  const mine: ExecutionRecord = { state: "claimed", instance: INSTANCE, claimedAt: now, leaseUntil: now + ledger.leaseMs };
+  const mine = create(ExecutionRecordSchema, {
+    state: ExecutionRecord_State.CLAIMED,
+    instance: INSTANCE,
+    claimedAt: timestampFromMs(now),
+    leaseUntil: timestampFromMs(now + ledger.leaseMs),
+  });
   // Two rounds: a record can change between the failed create and the read.
   for (let round = 0; round < 2; round += 1) {
     try {
-      return { kind: "claimed", revision: await ledger.kv.create(key, JSON.stringify(mine)), record: mine };
+      return { kind: "claimed", revision: await ledger.kv.create(key, encodeRecord(mine)), record: mine };
     } catch (error) {
       const entry = await ledger.kv.get(key);
       if (!entry || entry.operation !== "PUT") {
         if (round === 0) continue;
         throw error;
       }
-      const found = entry.json<ExecutionRecord>();
-      if (found.state === "done" && found.result) return { kind: "reused", result: found.result };
-      const lostClaim = found.state === "claimed" && found.instance === INSTANCE && !calling.has(key);
-      if (found.state === "claimed" && !lostClaim && found.leaseUntil > Date.now()) {
-        throw new RetryLater(`the call is in progress at ${found.instance}`, found.leaseUntil - Date.now() + 100);
+      const found = fromBinary(ExecutionRecordSchema, entry.value);
+      if (found.state === ExecutionRecord_State.DONE && found.result) return { kind: "reused", result: resultOf(found.result) };
+      const claimed = found.state === ExecutionRecord_State.CLAIMED;
+      const lostClaim = claimed && found.instance === INSTANCE && !calling.has(key);
+      const leaseLeftMs = (found.leaseUntil ? timestampMs(found.leaseUntil) : 0) - Date.now();
+      if (claimed && !lostClaim && leaseLeftMs > 0) {
+        throw new RetryLater(`the call is in progress at ${found.instance}`, leaseLeftMs + 100);
       }
-      if (found.state === "claimed" && !lostClaim && !retrySafe) return { kind: "unknown", reason: UNKNOWN_OUTCOME_REASON };
+      if (claimed && !lostClaim && !retrySafe) return { kind: "unknown", reason: UNKNOWN_OUTCOME_REASON };
       try {
-        return { kind: "claimed", revision: await ledger.kv.update(key, JSON.stringify(mine), entry.revision), record: mine };
+        return { kind: "claimed", revision: await ledger.kv.update(key, encodeRecord(mine), entry.revision), record: mine };
       } catch {
         // Another executor took it over first; look again.
       }
     }
   }
   throw new RetryLater(`the call's record at ${key} keeps changing`);
+}
+
+function encodeRecord(record: ExecutionRecord): Uint8Array {
+  return toBinary(ExecutionRecordSchema, record);
+}
+
+/** A call's result as the record keeps it. */
+function outcomeOf(result: ToolCallResult): ToolCallOutcome {
+  return create(ToolCallOutcomeSchema, {
+    success: result.success,
+    output: toValue(result.output),
+    error: result.error ?? "",
+    failure: result.failure ?? "",
+    executionTimeMs: result.executionTimeMs,
+  });
+}
+
+/** The recorded result, as the call returned it. */
+function resultOf(outcome: ToolCallOutcome): ToolCallResult {
+  return {
+    success: outcome.success,
+    output: fromValue(outcome.output),
+    ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.failure ? { failure: outcome.failure as McpFailure } : {}),
+    executionTimeMs: outcome.executionTimeMs,
+  };
 }

@@ -4,12 +4,15 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { Kvm } from "@nats-io/kv";
 import type { KV } from "@nats-io/kv";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { RetryLater } from "@switchyard/bus";
 import { natsServerAvailable, startLocalNats } from "@switchyard/local-nats";
 import type { LocalNats } from "@switchyard/local-nats";
+import { ExecutionRecord_State, ExecutionRecordSchema } from "@switchyard/packet";
 import { INSTANCE } from "@switchyard/telemetry";
 import { callOnce, EXECUTIONS_BUCKET, UNKNOWN_OUTCOME_REASON } from "../src/idempotent-execution.js";
-import type { ExecutionLedger, ExecutionRecord } from "../src/idempotent-execution.js";
+import type { ExecutionLedger } from "../src/idempotent-execution.js";
 import type { ToolCallResult } from "../src/mcp-pool.js";
 
 const skip = natsServerAvailable() ? undefined : "no nats-server on PATH";
@@ -67,22 +70,21 @@ describe("idempotent execution - a real JetStream KV bucket", { skip }, () => {
   it("idempotent execution - a claim of this very process that no call holds (its answer was lost) is taken over and the write is made", async () => {
     const k = nextKey();
     // What a kv.create that reached the server, but whose answer NATS lost, leaves behind.
-    const lost: ExecutionRecord = { state: "claimed", instance: INSTANCE, claimedAt: Date.now(), leaseUntil: Date.now() + 60_000 };
-    await kv.create(k, JSON.stringify(lost));
+    await kv.create(k, claimRecord(INSTANCE, Date.now(), Date.now() + 60_000));
     const tool = counted();
     assert.deepEqual(await callOnce(ledger, k, false, tool.call), { kind: "called", result: OK });
     assert.equal(tool.calls, 1);
-    assert.equal((await kv.get(k))!.json<ExecutionRecord>().state, "done");
+    assert.equal(stateOf(await kv.get(k)), ExecutionRecord_State.DONE);
   });
 
   it("idempotent execution - an abandoned claim: a write is not repeated (outcome unknown), a read is", async () => {
-    const abandoned: ExecutionRecord = { state: "claimed", instance: "gone:1", claimedAt: Date.now() - 5000, leaseUntil: Date.now() - 1000 };
+    const abandoned = claimRecord("gone:1", Date.now() - 5000, Date.now() - 1000);
     const write = nextKey();
-    await kv.create(write, JSON.stringify(abandoned));
+    await kv.create(write, abandoned);
     const tool = counted();
     assert.deepEqual(await callOnce(ledger, write, false, tool.call), { kind: "unknown", reason: UNKNOWN_OUTCOME_REASON });
     const read = nextKey();
-    await kv.create(read, JSON.stringify(abandoned));
+    await kv.create(read, abandoned);
     assert.deepEqual(await callOnce(ledger, read, true, tool.call), { kind: "called", result: OK });
     assert.equal(tool.calls, 1);
   });
@@ -91,7 +93,7 @@ describe("idempotent execution - a real JetStream KV bucket", { skip }, () => {
     const k = nextKey();
     const lost = counted({ success: false, output: null, error: "server gone", failure: "server_lost", executionTimeMs: 1 });
     await assert.rejects(callOnce(ledger, k, false, lost.call), RetryLater);
-    assert.equal((await kv.get(k))?.json<ExecutionRecord>().state, "released");
+    assert.equal(stateOf(await kv.get(k)), ExecutionRecord_State.RELEASED);
     const refused: ToolCallResult = { success: false, output: null, error: "no such file", failure: "tool_error", executionTimeMs: 1 };
     const tool = counted(refused);
     assert.deepEqual(await callOnce(ledger, k, false, tool.call), { kind: "called", result: refused });
@@ -99,3 +101,13 @@ describe("idempotent execution - a real JetStream KV bucket", { skip }, () => {
     assert.equal(tool.calls, 1);
   });
 });
+
+/** A claim as an executor writes it, held by `instance` until `leaseUntil` (epoch ms). */
+function claimRecord(instance: string, claimedAt: number, leaseUntil: number): Uint8Array {
+  const record = { state: ExecutionRecord_State.CLAIMED, instance, claimedAt: timestampFromMs(claimedAt), leaseUntil: timestampFromMs(leaseUntil) };
+  return toBinary(ExecutionRecordSchema, create(ExecutionRecordSchema, record));
+}
+
+function stateOf(entry: { value: Uint8Array } | null): ExecutionRecord_State | undefined {
+  return entry ? fromBinary(ExecutionRecordSchema, entry.value).state : undefined;
+}
