@@ -137,7 +137,7 @@ describe("fleet learning - request controls, learning from use, feedback and han
 
   it("fleet learning - a packet asking for a pool routes within it", async () => {
     const { json: packet } = await t.post("/v1/packets", { message: "please read the file notes/todo.md", pools: ["memory"] });
-    assert.deepEqual(packet.content.pools, ["memory"]);
+    assert.deepEqual(packet.content.scope.pools, ["memory"]);
     const names: string[] = packet.toolRouting.candidates.map((c: Candidate) => c.tool.name);
     assert.ok(names.every((name) => name.startsWith("memory.")), names.join(", "));
     assert.notEqual(packet.toolRouting.selectedTool?.toolName, "filesystem.read_text_file");

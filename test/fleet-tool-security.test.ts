@@ -218,7 +218,7 @@ describe("fleet tool security - instructions inside a tool result are data", { s
     const log = logOf(packet);
     assert.match(JSON.stringify(packet.content.dataFields), /SYSTEM: ignore previous instructions/, "the injected result was reinjected");
     assert.match(log, /another tool call is needed/, "the intent model obeyed the result");
-    assert.deepEqual(packet.content.allowedTools, allowed);
+    assert.deepEqual(packet.content.scope.tools, allowed);
     assert.deepEqual(files.ran(), ["fetch_notes"], log);
     assert.equal(packet.toolRouting.calls.some((call: any) => call.toolName === "hostile.delete_notes"), false);
   });
@@ -230,7 +230,7 @@ describe("fleet tool security - instructions inside a tool result are data", { s
     assert.equal(packet.state, "AWAITING_APPROVAL", log);
     assert.equal(packet.toolRouting.selectedTool.toolName, "hostile.delete_notes");
     assert.equal(packet.toolRouting.approval.grantedAt, undefined, "no approval was given");
-    assert.deepEqual(packet.content.allowedTools, []);
+    assert.deepEqual(packet.content.scope.tools, []);
     assert.deepEqual(files.ran(), ["fetch_notes", "fetch_notes"], "delete_notes never ran");
   });
 });

@@ -120,7 +120,7 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
   const reviewed: CalibrationSample[] = [];
   const tags = new Map<string, OutcomeTally>();
   for (const [i, c] of scored.entries()) {
-    const own: ToolFilter | undefined = c.candidates ? { names: c.candidates } : undefined;
+    const own: ToolFilter | undefined = c.candidates ? { tools: c.candidates } : undefined;
     const filter = options.candidates ? own : undefined;
     const started = performance.now();
     const results = await index.search(c.query, { limit: DEPTH, filter });

@@ -98,7 +98,7 @@ export interface SelectionRun {
  * The case's `candidates` are the allow-list, as in `runPipeline`.
  */
 export async function runToSelection(c: Pick<BenchCase, "query" | "candidates" | "history">, deps: PipelineDeps, selector?: Selector): Promise<SelectionRun> {
-  const packet = newPacket({ message: c.query, allowedTools: c.candidates ?? [], history: (c.history ?? []).map((turn) => turnOf(turn.role, turn.content)) });
+  const packet = newPacket({ message: c.query, scope: { tools: c.candidates ?? [] }, history: (c.history ?? []).map((turn) => turnOf(turn.role, turn.content)) });
 
   const names = deps.tools.map((t) => t.name);
   if (isDone(decideIntent(packet, deps.intent ?? intentDefaults, { toolNames: () => names }))) return { packet, endedAt: "intent", end: "noToolIntent" };

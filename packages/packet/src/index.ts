@@ -16,6 +16,7 @@ export {
   ToolNeedVerdictSchema,
   ToolRoutingState_ExecutionStatus,
   ToolRoutingStateSchema,
+  ToolScopeSchema,
   Turn_Role,
   TurnSchema,
 } from "./gen/switchyard/v1/packet_pb.js";
@@ -37,6 +38,7 @@ export type {
   ToolExecutionResult,
   ToolNeedVerdict,
   ToolRoutingState,
+  ToolScope,
   Turn,
 } from "./gen/switchyard/v1/packet_pb.js";
 export {
@@ -101,6 +103,7 @@ export {
   packetToJson,
   reasoningOf,
   routingOf,
+  scopeOf,
   setSketchpad,
   toValue,
   turnOf,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { create, fromBinary, fromJson, toBinary, toJson } from "@bufbuild/protobuf";
-import type { JsonValue } from "@bufbuild/protobuf";
+import type { JsonValue, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampNow, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { Value } from "@bufbuild/protobuf/wkt";
 import {
@@ -10,6 +10,7 @@ import {
   PacketContentSchema,
   ReasoningSchema,
   ToolRoutingStateSchema,
+  ToolScopeSchema,
   PacketSchema,
   ReflectionLogEntrySchema,
   SketchpadEntrySchema,
@@ -17,7 +18,7 @@ import {
   Turn_Role,
   TurnSchema,
 } from "./gen/switchyard/v1/packet_pb.js";
-import type { Intent, Packet, PacketContent, Reasoning, ToolRoutingState, Turn } from "./gen/switchyard/v1/packet_pb.js";
+import type { Intent, Packet, PacketContent, Reasoning, ToolRoutingState, ToolScope, Turn } from "./gen/switchyard/v1/packet_pb.js";
 
 /** The default cap on reinjection rounds (seed 000 §3.1). */
 export const DEFAULT_MAX_REINJECTIONS = 3;
@@ -26,10 +27,8 @@ export interface NewPacketInput {
   message: string;
   sessionId?: string;
   history?: Turn[];
-  allowedTools?: string[];
-  /** Pools and domains the request may use; empty means all. */
-  pools?: string[];
-  domains?: string[];
+  /** The tools the request may use; absent: the whole catalog. */
+  scope?: MessageInitShape<typeof ToolScopeSchema>;
   /** @default DEFAULT_MAX_REINJECTIONS */
   maxReinjections?: number;
 }
@@ -49,9 +48,7 @@ export function newPacket(input: NewPacketInput): Packet {
     content: {
       originalPrompt: input.message,
       history: input.history ?? [],
-      allowedTools: input.allowedTools ?? [],
-      pools: input.pools ?? [],
-      domains: input.domains ?? [],
+      scope: input.scope ?? {},
     },
     intent: {},
     toolRouting: {
@@ -109,6 +106,13 @@ export function intentOf(packet: Packet): Intent {
 export function contentOf(packet: Packet): PacketContent {
   packet.content ??= create(PacketContentSchema, {});
   return packet.content;
+}
+
+/** The tools the packet's request may use (created empty: the whole catalog). */
+export function scopeOf(packet: Packet): ToolScope {
+  const content = contentOf(packet);
+  content.scope ??= create(ToolScopeSchema, {});
+  return content.scope;
 }
 
 export interface ReflectionInput {

@@ -229,7 +229,7 @@ function matchValue(key: string, value: string): Schemas["FieldCondition"] {
 /** A ToolFilter as a payload filter, the same rules as `matchesFilter`; none when nothing restricts. */
 export function filterBody(filter: ToolFilter | undefined): Schemas["Filter"] | undefined {
   const must: Schemas["FieldCondition"][] = [];
-  if (filter?.names?.length) must.push(matchAny("tool", filter.names));
+  if (filter?.tools?.length) must.push(matchAny("tool", filter.tools));
   if (filter?.pools?.length) must.push(matchAny("pool", filter.pools));
   if (filter?.domains?.length) must.push(matchAny("domains", filter.domains));
   if (filter?.tenant !== undefined) must.push(matchAny("tenant", [filter.tenant, SHARED_TENANT]));

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { canonicalJson, ownToolName, toolVisibleTo } from "@switchyard/packet";
-import type { ToolDefinition } from "@switchyard/packet";
+import type { ToolDefinition, ToolScope } from "@switchyard/packet";
 import { Bm25Index, DEFAULT_BM25 } from "./bm25.js";
 import type { Bm25Params, QueryTerm } from "./bm25.js";
 import { relatedStems } from "./concepts.js";
@@ -24,13 +24,11 @@ export interface ScoredTool {
  * apply it where the data is (a payload filter in Qdrant). Each given list
  * must match; an empty or absent list does not restrict.
  */
-export interface ToolFilter {
-  /** Catalog names (the request's allow-list). */
-  names?: readonly string[];
-  /** The tool's pool must be one of these. */
-  pools?: readonly string[];
-  /** At least one of the tool's domains must be one of these. */
-  domains?: readonly string[];
+/**
+ * Which tools a search may return: the request's ToolScope (an empty list does not
+ * restrict) and the tenant asking.
+ */
+export interface ToolFilter extends Partial<Pick<ToolScope, "tools" | "pools" | "domains">> {
   /**
    * The requesting tenant: only tools shared with every tenant (no `tenants`) or
    * listed for this one. Absent: no restriction (callers that act for no tenant).
@@ -86,7 +84,7 @@ export function weightedVector(query: Float32Array, context: readonly Float32Arr
 /** Whether a tool passes the filter. */
 export function matchesFilter(tool: ToolDefinition, filter: ToolFilter | undefined): boolean {
   if (!filter) return true;
-  if (filter.names?.length && !filter.names.includes(tool.name)) return false;
+  if (filter.tools?.length && !filter.tools.includes(tool.name)) return false;
   if (filter.pools?.length && !filter.pools.includes(tool.pool)) return false;
   if (filter.domains?.length && !tool.domains.some((d) => filter.domains!.includes(d))) return false;
   if (filter.tenant !== undefined && !toolVisibleTo(tool, filter.tenant)) return false;

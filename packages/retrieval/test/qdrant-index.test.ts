@@ -159,13 +159,13 @@ describe("qdrant request bodies (no server)", () => {
 
   const filters: [string, Parameters<typeof filterBody>[0], ReturnType<typeof filterBody>][] = [
     ["no filter", undefined, undefined],
-    ["empty lists do not restrict", { names: [], pools: [], domains: [] }, undefined],
-    ["allow-list", { names: ["a.x", "b.y"] }, { must: [{ key: "tool", match: { any: ["a.x", "b.y"] } }] }],
+    ["empty lists do not restrict", { tools: [], pools: [], domains: [] }, undefined],
+    ["allow-list", { tools: ["a.x", "b.y"] }, { must: [{ key: "tool", match: { any: ["a.x", "b.y"] } }] }],
     ["pools", { pools: ["home"] }, { must: [{ key: "pool", match: { any: ["home"] } }] }],
     ["domains (any of the tool's)", { domains: ["energy"] }, { must: [{ key: "domains", match: { any: ["energy"] } }] }],
     [
       "all three must hold",
-      { names: ["a.x"], pools: ["p"], domains: ["d"] },
+      { tools: ["a.x"], pools: ["p"], domains: ["d"] },
       {
         must: [
           { key: "tool", match: { any: ["a.x"] } },
@@ -371,7 +371,7 @@ describe("qdrant index (integration)", () => {
     );
     await index.upsert(tools);
     const filters = [
-      { names: ["filesystem.read_text_file", "filesystem.list_directory"] },
+      { tools: ["filesystem.read_text_file", "filesystem.list_directory"] },
       { pools: ["odd"] },
       { domains: ["admin"] },
       { pools: ["even"], domains: ["admin"] },

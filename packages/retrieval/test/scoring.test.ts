@@ -154,7 +154,7 @@ describe("scoring", () => {
     const single = await index.search("send an email to Bob", { limit: 1 });
     assert.equal(single[0]?.tool.name, "mail.send");
     // lines obey the filter like the whole query
-    const filtered = await index.search(dialogue, { limit: 5, filter: { names: ["finance.quote", "weather.forecast"] } });
+    const filtered = await index.search(dialogue, { limit: 5, filter: { tools: ["finance.quote", "weather.forecast"] } });
     assert.ok(filtered.every((r) => ["finance.quote", "weather.forecast"].includes(r.tool.name)));
   });
 });

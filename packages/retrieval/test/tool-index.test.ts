@@ -105,7 +105,7 @@ describe("tool-index", () => {
     assert.equal((await index.search("read the file notes/todo.md", { limit: 2 })).length, 2);
     const onlyWrites = await index.search("read the file notes/todo.md", {
       limit: 2,
-      filter: { names: ["filesystem.write_file", "filesystem.edit_file"] },
+      filter: { tools: ["filesystem.write_file", "filesystem.edit_file"] },
     });
     assert.deepEqual(onlyWrites.map((r) => r.tool.name).sort(), ["filesystem.edit_file", "filesystem.write_file"]);
   });
@@ -176,7 +176,7 @@ describe("tool-index", () => {
     const index = new EmbeddedIndex(new LocalEmbedder());
     await index.upsert(filesystemTools());
     const all = await index.search("list the files in notes", { limit: 20 });
-    const one = await index.search("list the files in notes", { limit: 1, filter: { names: [all[2]!.tool.name] } });
+    const one = await index.search("list the files in notes", { limit: 1, filter: { tools: [all[2]!.tool.name] } });
     assert.equal(one[0]?.score, all[2]?.score);
   });
 

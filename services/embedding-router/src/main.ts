@@ -62,7 +62,7 @@ await service.serveEndpoints([
   protoEndpoint("route", ROUTE_SUBJECT, RouteRequestSchema, RouteResponseSchema, async (request, requestHeaders) => {
     // The gateway names the caller's tenant; a request without one gets the shared tools alone.
     const tenant = requestHeaders?.get(Headers.Tenant) ?? "";
-    const filter = { names: request.tools, pools: request.pools, domains: request.domains, tenant };
+    const filter = { tools: request.tools, pools: request.pools, domains: request.domains, tenant };
     // The same query the intent stage would build: "turn it off" borrows the turn before.
     const { text, context } = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
     return create(RouteResponseSchema, await route({ query: text, context, topK: request.topK || undefined, filter }));

@@ -8,6 +8,7 @@ import {
   RoutingCandidate_Source,
   RoutingCandidateSchema,
   routingOf,
+  scopeOf,
   ToolNeedVerdictSchema,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
@@ -73,7 +74,7 @@ export async function routeCandidates(
   if (core.size === 0) return semantic;
 
   const coreScores = new Map(
-    (await index.search(req.query, { limit: core.size, filter: { names: [...core.keys()] }, context: req.context })).map((r) => [r.tool.name, r.score]),
+    (await index.search(req.query, { limit: core.size, filter: { tools: [...core.keys()] }, context: req.context })).map((r) => [r.tool.name, r.score]),
   );
   const always = [...core.values()]
     .map((tool) => candidate(tool, coreScores.get(tool.name) ?? 0, RoutingCandidate_Source.CORE))
@@ -132,10 +133,11 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   const content = contentOf(packet);
   const query = (intentOf(packet).query || content.originalPrompt).trim();
   const context = intentOf(packet).queryContext;
+  const scope = scopeOf(packet);
   const { candidates, warnings, searched } = await deps.route({
     query,
     context,
-    filter: { names: content.allowedTools, pools: content.pools, domains: content.domains, tenant: packet.header?.tenant ?? "" },
+    filter: { tools: scope.tools, pools: scope.pools, domains: scope.domains, tenant: packet.header?.tenant ?? "" },
   });
   if (warnings.length > 0) addReflection(packet, { step: "route", summary: `routing fell back: ${warnings.join("; ")}` });
 
@@ -180,7 +182,7 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
       rule: intentOf(packet).detectedBy || undefined,
       results,
       requested: routing.needsTool,
-      allowList: content.allowedTools.length > 0,
+      allowList: scope.tools.length > 0,
     };
     const verdict = judgeToolNeed(input, deps.toolNeed);
     const best = `${semantic[0]?.tool?.name ?? "?"} ${semantic[0]?.score.toFixed(2)}`;

@@ -84,7 +84,7 @@ describe("route fallback (embedder behind the scripted OpenAI-compatible server)
 
   it("fallback - embedder down and lexical search finding nothing: the whole catalog within the filter", async () => {
     server.script = { failWith: 503 };
-    const filter = { names: ["filesystem.write_file", "filesystem.list_directory", "time.now", "not.in.catalog"] };
+    const filter = { tools: ["filesystem.write_file", "filesystem.list_directory", "time.now", "not.in.catalog"] };
     const { candidates, warnings } = await routeWithFallback(index, catalog, { query: "tell me a joke", filter }, config);
     assert.deepEqual(
       candidates.map((c) => [c.tool?.name, c.source, c.score]),
@@ -106,7 +106,7 @@ describe("route fallback (embedder behind the scripted OpenAI-compatible server)
   });
 
   it("fallback - embedder and lexical search both failing: the whole allowed catalog, with warnings", async () => {
-    const filter: ToolFilter = { names: ["filesystem.read_text_file", "sandbox.python", "filesystem.move_file"] };
+    const filter: ToolFilter = { tools: ["filesystem.read_text_file", "sandbox.python", "filesystem.move_file"] };
     const { candidates, warnings } = await routeWithFallback(new UnreachableIndex(), catalog, { query: "read notes/todo.md", filter }, config);
     assert.deepEqual(names(candidates), ["filesystem.move_file", "filesystem.read_text_file", "sandbox.python"]);
     assert.match(warnings[0]!, /^hybrid search failed \(connect ECONNREFUSED/);
@@ -133,7 +133,7 @@ describe("route fallback (embedder behind the scripted OpenAI-compatible server)
     const all = await routeWithFallback(index, catalog, { query: "tell me a joke" }, config);
     assert.deepEqual(names(all.candidates), ["sandbox.python", "time.now"], "core tools alone");
     assert.equal(all.searched, TOOLS.length);
-    const allowed = await routeWithFallback(index, catalog, { query: "tell me a joke", filter: { names: ["filesystem.read_text_file", "time.now"] } }, config);
+    const allowed = await routeWithFallback(index, catalog, { query: "tell me a joke", filter: { tools: ["filesystem.read_text_file", "time.now"] } }, config);
     assert.equal(allowed.searched, 2);
     const found = await routeWithFallback(index, catalog, { query: "please read the file notes/todo.md" }, config);
     assert.equal(found.searched, undefined, "only counted when nothing matched");
@@ -194,7 +194,7 @@ describe("route fallback - property", () => {
         );
       }
       const filter: ToolFilter = {
-        names: random() < 0.5 ? [...some(catalog, 0.4).map((t) => t.name), ...(random() < 0.3 ? ["ghost.tool"] : [])] : [],
+        tools: random() < 0.5 ? [...some(catalog, 0.4).map((t) => t.name), ...(random() < 0.3 ? ["ghost.tool"] : [])] : [],
         pools: random() < 0.3 ? some(POOLS, 0.5) : [],
         domains: random() < 0.3 ? some(DOMAINS, 0.5) : [],
       };
@@ -220,7 +220,7 @@ describe("route fallback - property", () => {
 
       // the filter, checked independently of matchesFilter
       const allowed = (t: ToolDefinition) =>
-        (!filter.names?.length || filter.names.includes(t.name)) &&
+        (!filter.tools?.length || filter.tools.includes(t.name)) &&
         (!filter.pools?.length || filter.pools.includes(t.pool)) &&
         (!filter.domains?.length || t.domains.some((d) => filter.domains!.includes(d)));
       const context = `seed ${seed}: query ${JSON.stringify(query)}, filter ${JSON.stringify(filter)}, down ${down}`;

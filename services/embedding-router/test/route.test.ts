@@ -92,11 +92,11 @@ describe("route", () => {
     it("route - the allow-list holds for semantic and core tools", async () => {
       const allowedTools = ["filesystem.read_text_file", "filesystem.write_file", "time.now"];
       for (const query of ["please read the file notes/todo.md", "list the files in notes", "search my memory", ""]) {
-        const candidates = await route({ query, filter: { names: allowedTools } });
+        const candidates = await route({ query, filter: { tools: allowedTools } });
         for (const name of names(candidates)) assert.ok(allowedTools.includes(name), `${name} is not allowed ("${query}")`);
         assert.ok(names(candidates).includes("time.now"));
       }
-      const read = await route({ query: "please read the file notes/todo.md", filter: { names: allowedTools } });
+      const read = await route({ query: "please read the file notes/todo.md", filter: { tools: allowedTools } });
       assert.equal(read[0]?.tool?.name, "filesystem.read_text_file");
     });
 
@@ -117,7 +117,7 @@ describe("route", () => {
     });
 
     it("route - an allow-list without matching tools leaves only the allowed core tools", async () => {
-      const candidates = await route({ query: "please read the file notes/todo.md", filter: { names: ["sandbox.python"] } });
+      const candidates = await route({ query: "please read the file notes/todo.md", filter: { tools: ["sandbox.python"] } });
       assert.deepEqual(names(candidates), ["sandbox.python"]);
       assert.equal(candidates[0]?.source, RoutingCandidate_Source.CORE);
     });
@@ -202,7 +202,7 @@ describe("route", () => {
     it("route - stage searches with the intent's query and the packet's allow-list", async () => {
       const packet = newPacket({
         message: "first do this, then write hello to notes/a.md",
-        allowedTools: ["filesystem.write_file", "time.now"],
+        scope: { tools: ["filesystem.write_file", "time.now"] },
       });
       intentOf(packet).query = "write hello to notes/a.md";
       const { calls, deps } = recording();
@@ -211,7 +211,7 @@ describe("route", () => {
         {
           query: "write hello to notes/a.md",
           context: [],
-          filter: { names: ["filesystem.write_file", "time.now"], pools: [], domains: [], tenant: "" },
+          filter: { tools: ["filesystem.write_file", "time.now"], pools: [], domains: [], tenant: "" },
         },
       ]);
       assert.deepEqual(names(packet.toolRouting?.candidates ?? []), ["filesystem.write_file", "time.now"]);
@@ -232,7 +232,7 @@ describe("route", () => {
       const { calls, deps } = recording();
       await routeStage(packet, deps);
       assert.equal(calls[0]?.query, "list the files in notes");
-      assert.deepEqual(calls[0]?.filter, { names: [], pools: [], domains: [], tenant: "" });
+      assert.deepEqual(calls[0]?.filter, { tools: [], pools: [], domains: [], tenant: "" });
     });
 
     it("route - stage routes within the packet's tenant", async () => {
@@ -296,7 +296,7 @@ describe("route", () => {
     });
 
     it("route - the tool-need gate lets a likely message through and marks it as needing a tool", async () => {
-      const packet = newPacket({ message: "show me what is in the notes folder", allowedTools: ["filesystem.list_directory"] });
+      const packet = newPacket({ message: "show me what is in the notes folder", scope: { tools: ["filesystem.list_directory"] } });
       const { asked, model } = scorer(0.8);
       assert.deepEqual(await routeStage(packet, { ...recording().deps, toolNeed: { model, threshold: 0.5 } }), { next: "select" });
       assert.equal(asked[0]?.allowList, true);

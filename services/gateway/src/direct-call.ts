@@ -57,7 +57,7 @@ export function callPacket(input: CallInput, tool: ToolDefinition, maxReinjectio
   // No words are made up for a call that came without the user's: the router learns a tool's
   // examples from a packet's words, and "call filesystem.write_file {…}" is no request.
   const message = input.message?.trim() ?? "";
-  const packet = newPacket({ message, sessionId: input.sessionId, allowedTools: [tool.name], maxReinjections });
+  const packet = newPacket({ message, sessionId: input.sessionId, scope: { tools: [tool.name] }, maxReinjections });
   const intent = intentOf(packet);
   intent.query = message;
   intent.steps = [message];

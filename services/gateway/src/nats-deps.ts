@@ -82,9 +82,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         message: input.message,
         sessionId: input.sessionId,
         history: input.history,
-        allowedTools: input.tools,
-        pools: input.pools,
-        domains: input.domains,
+        scope: { tools: input.tools, pools: input.pools, domains: input.domains },
         maxReinjections: options.maxReinjections,
       });
       packet.state = Packet_State.DETECTING_INTENT;

@@ -47,7 +47,7 @@ describe("gateway http - packets", () => {
       { role: "USER", content: "hi" },
       { role: "ASSISTANT", content: "hello" },
     ]);
-    assert.deepEqual(packet.content.allowedTools, ["filesystem.read_file"]);
+    assert.deepEqual(packet.content.scope.tools, ["filesystem.read_file"]);
     assert.equal(packet.stateReason, "no tool needed: in-memory deps run no stages");
     // Every field is present, defaults included, so clients need no defaults table.
     assert.equal(packet.toolRouting.reinjectionCount, 0);
@@ -200,8 +200,8 @@ describe("gateway http - route and tools", () => {
     const packet = (
       await app.inject(json("POST", "/v1/packets", { message: "read a file", pools: ["filesystem"], domains: ["files", "docs"] }))
     ).json();
-    assert.deepEqual(packet.content.pools, ["filesystem"]);
-    assert.deepEqual(packet.content.domains, ["files", "docs"]);
+    assert.deepEqual(packet.content.scope.pools, ["filesystem"]);
+    assert.deepEqual(packet.content.scope.domains, ["files", "docs"]);
     assert.deepEqual([deps.submitted[0]?.pools, deps.submitted[0]?.domains], [["filesystem"], ["files", "docs"]]);
 
     await app.inject(json("POST", "/v1/route", { message: "read a file", pools: ["memory"], domains: ["memory"] }));

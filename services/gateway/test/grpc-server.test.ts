@@ -168,7 +168,7 @@ describe("gateway grpc", () => {
 
   it("gateway grpc - pools and domains reach the packet and the router", async () => {
     const { packet } = await call("submitPacket", { message: "read a file", pools: ["filesystem"], domains: ["files"] });
-    assert.deepEqual([packet?.content?.pools, packet?.content?.domains], [["filesystem"], ["files"]]);
+    assert.deepEqual([packet?.content?.scope?.pools, packet?.content?.scope?.domains], [["filesystem"], ["files"]]);
     await call("route", { message: "read a file", pools: ["memory"], domains: ["memory"] });
     assert.deepEqual([deps.routed.at(-1)?.pools, deps.routed.at(-1)?.domains], [["memory"], ["memory"]]);
   });

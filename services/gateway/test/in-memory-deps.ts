@@ -88,9 +88,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
       message: input.message,
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
       history: input.history,
-      allowedTools: input.tools,
-      pools: input.pools,
-      domains: input.domains,
+      scope: { tools: input.tools, pools: input.pools, domains: input.domains },
     });
     packet.header!.tenant = input.tenant;
     this.packets.set(packet.header!.packetId, packet);

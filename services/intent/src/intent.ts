@@ -12,6 +12,7 @@ import {
   isFinal,
   Packet_State,
   routingOf,
+  scopeOf,
   ToolRoutingState_ExecutionStatus,
   Turn_Role,
   TurnSchema,
@@ -248,9 +249,9 @@ function describeQuery(intent: Intent): string {
  */
 function restrictToDetectedDomains(packet: Packet, config: Config): boolean {
   const detected = intentOf(packet).domains;
-  const content = contentOf(packet);
-  if (!config.INTENT_DOMAIN_FILTER || detected.length === 0 || content.domains.length > 0) return false;
-  content.domains = [...detected];
+  const scope = scopeOf(packet);
+  if (!config.INTENT_DOMAIN_FILTER || detected.length === 0 || scope.domains.length > 0) return false;
+  scope.domains = [...detected];
   return true;
 }
 

@@ -67,19 +67,19 @@ describe("domains", () => {
     const packet = newPacket({ message: "please read the file notes/todo.md" });
     assert.deepEqual(decideIntent(packet, config), { next: "route" });
     assert.deepEqual(packet.intent!.domains, ["files"]);
-    assert.deepEqual(packet.content!.domains, []);
+    assert.deepEqual(packet.content!.scope!.domains, []);
     assert.match(packet.reasoning!.reflectionLog.at(-1)!.summary, /domains: files$/);
   });
 
   it("domains - INTENT_DOMAIN_FILTER=true makes them the packet's domains, unless the request named its own", () => {
     const filtered = newPacket({ message: "please read the file notes/todo.md" });
     decideIntent(filtered, { ...config, INTENT_DOMAIN_FILTER: true });
-    assert.deepEqual(filtered.content!.domains, ["files"]);
+    assert.deepEqual(filtered.content!.scope!.domains, ["files"]);
     assert.match(filtered.reasoning!.reflectionLog.at(-1)!.summary, /routing restricted to them/);
 
-    const asked = newPacket({ message: "please read the file notes/todo.md", domains: ["docs"] });
+    const asked = newPacket({ message: "please read the file notes/todo.md", scope: { domains: ["docs"] } });
     decideIntent(asked, { ...config, INTENT_DOMAIN_FILTER: true });
-    assert.deepEqual(asked.content!.domains, ["docs"]);
+    assert.deepEqual(asked.content!.scope!.domains, ["docs"]);
     assert.deepEqual(asked.intent!.domains, ["files"]);
   });
 

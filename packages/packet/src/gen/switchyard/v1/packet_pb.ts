@@ -18,7 +18,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/packet.proto.
  */
 export const file_switchyard_v1_packet: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSKQBAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCSK6AQoFU3RhdGUSDAoIUkVDRUlWRUQQABIUChBERVRFQ1RJTkdfSU5URU5UEAESCwoHUk9VVElORxACEg0KCVNFTEVDVElORxADEg0KCVJFVklFV0lORxAEEg0KCUVYRUNVVElORxAFEg4KClJFSU5KRUNURUQQBhINCglDT01QTEVURUQQBxIVChFBV0FJVElOR19BUFBST1ZBTBAIEhEKDUFXQUlUSU5HX1VTRVIQCRIKCgZGQUlMRUQQCiL1AQoMUGFja2V0SGVhZGVyEhEKCXBhY2tldF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA2hvcBgFIAEoDRITCgt0cmFjZXBhcmVudBgGIAEoCRIOCgZ0ZW5hbnQYByABKAkSLAoIZGVhZGxpbmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrQBCg1QYWNrZXRDb250ZW50EhcKD29yaWdpbmFsX3Byb21wdBgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEi0KC2RhdGFfZmllbGRzGAMgAygLMhguc3dpdGNoeWFyZC52MS5EYXRhRmllbGQSFQoNYWxsb3dlZF90b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJInYKBFR1cm4SJgoEcm9sZRgBIAEoDjIYLnN3aXRjaHlhcmQudjEuVHVybi5Sb2xlEg8KB2NvbnRlbnQYAiABKAkiNQoEUm9sZRIICgRVU0VSEAASDQoJQVNTSVNUQU5UEAESCgoGU1lTVEVNEAISCAoEVE9PTBADIl0KCURhdGFGaWVsZBILCgNrZXkYASABKAkSJQoFdmFsdWUYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdHlwZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkijAEKBkludGVudBITCgt1c2VyX2ludGVudBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVzdGVwcxgDIAMoCRISCgpzdGVwX2luZGV4GAQgASgNEhMKC2RldGVjdGVkX2J5GAUgASgJEg8KB2RvbWFpbnMYBiADKAkSFQoNcXVlcnlfY29udGV4dBgHIAMoCSLrBQoQVG9vbFJvdXRpbmdTdGF0ZRISCgpuZWVkc190b29sGAEgASgIEhkKEXJvdXRpbmdfcmVxdWVzdGVkGAIgASgIEjMKCmNhbmRpZGF0ZXMYAyADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUSMgoNc2VsZWN0ZWRfdG9vbBgEIAEoCzIbLnN3aXRjaHlhcmQudjEuU2VsZWN0ZWRUb29sEjYKEWFsdGVybmF0aXZlX3Rvb2xzGAUgAygLMhsuc3dpdGNoeWFyZC52MS5TZWxlY3RlZFRvb2wSGQoRcmV2aWV3X2NvbmZpZGVuY2UYBiABKAESGAoQcmV2aWV3X3JlYXNvbmluZxgHIAEoCRJJChBleGVjdXRpb25fc3RhdHVzGAggASgOMi8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlLkV4ZWN1dGlvblN0YXR1cxI8ChBleGVjdXRpb25fcmVzdWx0GAkgASgLMiIuc3dpdGNoeWFyZC52MS5Ub29sRXhlY3V0aW9uUmVzdWx0EhkKEXJlaW5qZWN0aW9uX2NvdW50GAogASgNEhgKEG1heF9yZWluamVjdGlvbnMYCyABKA0SDwoHZHJ5X3J1bhgMIAEoCBIpCghhcHByb3ZhbBgNIAEoCzIXLnN3aXRjaHlhcmQudjEuQXBwcm92YWwSJgoFY2FsbHMYDiADKAsyFy5zd2l0Y2h5YXJkLnYxLlRvb2xDYWxsEjEKCXRvb2xfbmVlZBgPIAEoCzIeLnN3aXRjaHlhcmQudjEuVG9vbE5lZWRWZXJkaWN0In0KD0V4ZWN1dGlvblN0YXR1cxILCgdQRU5ESU5HEAASFwoTQVdBSVRJTkdfQ09ORklERU5DRRABEgwKCEFQUFJPVkVEEAISDAoIRVhFQ1VURUQQAxIKCgZGQUlMRUQQBBILCgdTS0lQUEVEEAUSDwoLVVNFUl9ERU5JRUQQBiJyCg9Ub29sTmVlZFZlcmRpY3QSDgoGbmVlZGVkGAEgASgIEhMKC3Byb2JhYmlsaXR5GAIgASgBEhEKCXRocmVzaG9sZBgDIAEoARIOCgZyZWFzb24YBCABKAkSFwoPdW5yZWFkX2xhbmd1YWdlGAUgASgJIrYDCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi0KDGlucHV0X3NjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSPQoLc2lkZV9lZmZlY3QYBCABKA4yKC5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uLlNpZGVFZmZlY3QSDgoGc2VydmVyGAUgASgJEhgKEHNlcnZlcl90b29sX25hbWUYBiABKAkSDAoEY29yZRgHIAEoCBIQCghleGFtcGxlcxgIIAMoCRIMCgRwb29sGAkgASgJEg8KB2RvbWFpbnMYCiADKAkSEAoIcGluX2hhc2gYCyABKAkSEwoLcXVhcmFudGluZWQYDCABKAgSDQoFZmxhZ3MYDSADKAkSDwoHdGVuYW50cxgOIAMoCRIzCgthbm5vdGF0aW9ucxgPIAEoCzIeLnN3aXRjaHlhcmQudjEuVG9vbEFubm90YXRpb25zIi4KClNpZGVFZmZlY3QSCAoEUkVBRBAAEgkKBVdSSVRFEAESCwoHRVhFQ1VURRACIvcBCg9Ub29sQW5ub3RhdGlvbnMSEgoFdGl0bGUYASABKAlIAIgBARIbCg5yZWFkX29ubHlfaGludBgCIAEoCEgBiAEBEh0KEGRlc3RydWN0aXZlX2hpbnQYAyABKAhIAogBARIcCg9pZGVtcG90ZW50X2hpbnQYBCABKAhIA4gBARIcCg9vcGVuX3dvcmxkX2hpbnQYBSABKAhIBIgBAUIICgZfdGl0bGVCEQoPX3JlYWRfb25seV9oaW50QhMKEV9kZXN0cnVjdGl2ZV9oaW50QhIKEF9pZGVtcG90ZW50X2hpbnRCEgoQX29wZW5fd29ybGRfaGludCK0AQoQUm91dGluZ0NhbmRpZGF0ZRIrCgR0b29sGAEgASgLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbhINCgVzY29yZRgCIAEoARI2CgZzb3VyY2UYAyABKA4yJi5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUuU291cmNlIiwKBlNvdXJjZRIMCghTRU1BTlRJQxAAEggKBENPUkUQARIKCgZQSU5ORUQQAiKFAQoMU2VsZWN0ZWRUb29sEhEKCXRvb2xfbmFtZRgBIAEoCRInCgZwYXJhbXMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhsKE3NlbGVjdGlvbl9yZWFzb25pbmcYAyABKAkSHAoUc2VsZWN0aW9uX2NvbmZpZGVuY2UYBCABKAEirwEKCEFwcHJvdmFsEhEKCWNhbGxfaGFzaBgBIAEoCRIwCgxyZXF1ZXN0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmdyYW50ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KCFRvb2xDYWxsEhEKCXRvb2xfbmFtZRgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkSCwoDaG9wGAMgASgNEg8KB3N1Y2Nlc3MYBCABKAgSDwoHZHJ5X3J1bhgFIAEoCCJ4ChNUb29sRXhlY3V0aW9uUmVzdWx0Eg8KB3N1Y2Nlc3MYASABKAgSJgoGb3V0cHV0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEg0KBWVycm9yGAMgASgJEhkKEWV4ZWN1dGlvbl90aW1lX21zGAQgASgNIngKCVJlYXNvbmluZxI5Cg5yZWZsZWN0aW9uX2xvZxgBIAMoCzIhLnN3aXRjaHlhcmQudjEuUmVmbGVjdGlvbkxvZ0VudHJ5EjAKCXNrZXRjaHBhZBgCIAMoCzIdLnN3aXRjaHlhcmQudjEuU2tldGNocGFkRW50cnkihAEKElJlZmxlY3Rpb25Mb2dFbnRyeRIMCgRzdGVwGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEgoKY29uZmlkZW5jZRgDIAEoARImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKA0iXQoOU2tldGNocGFkRW50cnkSDAoEc2xvdBgBIAEoCRInCgdjb250ZW50GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhQKDGNvbnRlbnRfdHlwZRgDIAEoCSJ6CgNIb3ASDwoHc2VydmljZRgBIAEoCRIQCghpbnN0YW5jZRgCIAEoCRILCgNob3AYAyABKA0SLgoKc3RhcnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKAFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSKQBAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCSK6AQoFU3RhdGUSDAoIUkVDRUlWRUQQABIUChBERVRFQ1RJTkdfSU5URU5UEAESCwoHUk9VVElORxACEg0KCVNFTEVDVElORxADEg0KCVJFVklFV0lORxAEEg0KCUVYRUNVVElORxAFEg4KClJFSU5KRUNURUQQBhINCglDT01QTEVURUQQBxIVChFBV0FJVElOR19BUFBST1ZBTBAIEhEKDUFXQUlUSU5HX1VTRVIQCRIKCgZGQUlMRUQQCiL1AQoMUGFja2V0SGVhZGVyEhEKCXBhY2tldF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA2hvcBgFIAEoDRITCgt0cmFjZXBhcmVudBgGIAEoCRIOCgZ0ZW5hbnQYByABKAkSLAoIZGVhZGxpbmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wItcBCg1QYWNrZXRDb250ZW50EhcKD29yaWdpbmFsX3Byb21wdBgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEi0KC2RhdGFfZmllbGRzGAMgAygLMhguc3dpdGNoeWFyZC52MS5EYXRhRmllbGQSJwoFc2NvcGUYByABKAsyGC5zd2l0Y2h5YXJkLnYxLlRvb2xTY29wZUoECAQQBUoECAUQBkoECAYQB1INYWxsb3dlZF90b29sc1IFcG9vbHNSB2RvbWFpbnMiOgoJVG9vbFNjb3BlEg0KBXRvb2xzGAEgAygJEg0KBXBvb2xzGAIgAygJEg8KB2RvbWFpbnMYAyADKAkidgoEVHVybhImCgRyb2xlGAEgASgOMhguc3dpdGNoeWFyZC52MS5UdXJuLlJvbGUSDwoHY29udGVudBgCIAEoCSI1CgRSb2xlEggKBFVTRVIQABINCglBU1NJU1RBTlQQARIKCgZTWVNURU0QAhIICgRUT09MEAMiXQoJRGF0YUZpZWxkEgsKA2tleRgBIAEoCRIlCgV2YWx1ZRgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIMCgR0eXBlGAMgASgJEg4KBnNvdXJjZRgEIAEoCSKMAQoGSW50ZW50EhMKC3VzZXJfaW50ZW50GAEgASgJEg0KBXF1ZXJ5GAIgASgJEg0KBXN0ZXBzGAMgAygJEhIKCnN0ZXBfaW5kZXgYBCABKA0SEwoLZGV0ZWN0ZWRfYnkYBSABKAkSDwoHZG9tYWlucxgGIAMoCRIVCg1xdWVyeV9jb250ZXh0GAcgAygJIusFChBUb29sUm91dGluZ1N0YXRlEhIKCm5lZWRzX3Rvb2wYASABKAgSGQoRcm91dGluZ19yZXF1ZXN0ZWQYAiABKAgSMwoKY2FuZGlkYXRlcxgDIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIyCg1zZWxlY3RlZF90b29sGAQgASgLMhsuc3dpdGNoeWFyZC52MS5TZWxlY3RlZFRvb2wSNgoRYWx0ZXJuYXRpdmVfdG9vbHMYBSADKAsyGy5zd2l0Y2h5YXJkLnYxLlNlbGVjdGVkVG9vbBIZChFyZXZpZXdfY29uZmlkZW5jZRgGIAEoARIYChByZXZpZXdfcmVhc29uaW5nGAcgASgJEkkKEGV4ZWN1dGlvbl9zdGF0dXMYCCABKA4yLy5zd2l0Y2h5YXJkLnYxLlRvb2xSb3V0aW5nU3RhdGUuRXhlY3V0aW9uU3RhdHVzEjwKEGV4ZWN1dGlvbl9yZXN1bHQYCSABKAsyIi5zd2l0Y2h5YXJkLnYxLlRvb2xFeGVjdXRpb25SZXN1bHQSGQoRcmVpbmplY3Rpb25fY291bnQYCiABKA0SGAoQbWF4X3JlaW5qZWN0aW9ucxgLIAEoDRIPCgdkcnlfcnVuGAwgASgIEikKCGFwcHJvdmFsGA0gASgLMhcuc3dpdGNoeWFyZC52MS5BcHByb3ZhbBImCgVjYWxscxgOIAMoCzIXLnN3aXRjaHlhcmQudjEuVG9vbENhbGwSMQoJdG9vbF9uZWVkGA8gASgLMh4uc3dpdGNoeWFyZC52MS5Ub29sTmVlZFZlcmRpY3QifQoPRXhlY3V0aW9uU3RhdHVzEgsKB1BFTkRJTkcQABIXChNBV0FJVElOR19DT05GSURFTkNFEAESDAoIQVBQUk9WRUQQAhIMCghFWEVDVVRFRBADEgoKBkZBSUxFRBAEEgsKB1NLSVBQRUQQBRIPCgtVU0VSX0RFTklFRBAGInIKD1Rvb2xOZWVkVmVyZGljdBIOCgZuZWVkZWQYASABKAgSEwoLcHJvYmFiaWxpdHkYAiABKAESEQoJdGhyZXNob2xkGAMgASgBEg4KBnJlYXNvbhgEIAEoCRIXCg91bnJlYWRfbGFuZ3VhZ2UYBSABKAkitgMKDlRvb2xEZWZpbml0aW9uEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSLQoMaW5wdXRfc2NoZW1hGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBI9CgtzaWRlX2VmZmVjdBgEIAEoDjIoLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24uU2lkZUVmZmVjdBIOCgZzZXJ2ZXIYBSABKAkSGAoQc2VydmVyX3Rvb2xfbmFtZRgGIAEoCRIMCgRjb3JlGAcgASgIEhAKCGV4YW1wbGVzGAggAygJEgwKBHBvb2wYCSABKAkSDwoHZG9tYWlucxgKIAMoCRIQCghwaW5faGFzaBgLIAEoCRITCgtxdWFyYW50aW5lZBgMIAEoCBINCgVmbGFncxgNIAMoCRIPCgd0ZW5hbnRzGA4gAygJEjMKC2Fubm90YXRpb25zGA8gASgLMh4uc3dpdGNoeWFyZC52MS5Ub29sQW5ub3RhdGlvbnMiLgoKU2lkZUVmZmVjdBIICgRSRUFEEAASCQoFV1JJVEUQARILCgdFWEVDVVRFEAIi9wEKD1Rvb2xBbm5vdGF0aW9ucxISCgV0aXRsZRgBIAEoCUgAiAEBEhsKDnJlYWRfb25seV9oaW50GAIgASgISAGIAQESHQoQZGVzdHJ1Y3RpdmVfaGludBgDIAEoCEgCiAEBEhwKD2lkZW1wb3RlbnRfaGludBgEIAEoCEgDiAEBEhwKD29wZW5fd29ybGRfaGludBgFIAEoCEgEiAEBQggKBl90aXRsZUIRCg9fcmVhZF9vbmx5X2hpbnRCEwoRX2Rlc3RydWN0aXZlX2hpbnRCEgoQX2lkZW1wb3RlbnRfaGludEISChBfb3Blbl93b3JsZF9oaW50IrQBChBSb3V0aW5nQ2FuZGlkYXRlEisKBHRvb2wYASABKAsyHS5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uEg0KBXNjb3JlGAIgASgBEjYKBnNvdXJjZRgDIAEoDjImLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZS5Tb3VyY2UiLAoGU291cmNlEgwKCFNFTUFOVElDEAASCAoEQ09SRRABEgoKBlBJTk5FRBACIoUBCgxTZWxlY3RlZFRvb2wSEQoJdG9vbF9uYW1lGAEgASgJEicKBnBhcmFtcxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGwoTc2VsZWN0aW9uX3JlYXNvbmluZxgDIAEoCRIcChRzZWxlY3Rpb25fY29uZmlkZW5jZRgEIAEoASKvAQoIQXBwcm92YWwSEQoJY2FsbF9oYXNoGAEgASgJEjAKDHJlcXVlc3RlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZ3JhbnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXwoIVG9vbENhbGwSEQoJdG9vbF9uYW1lGAEgASgJEhEKCWNhbGxfaGFzaBgCIAEoCRILCgNob3AYAyABKA0SDwoHc3VjY2VzcxgEIAEoCBIPCgdkcnlfcnVuGAUgASgIIngKE1Rvb2xFeGVjdXRpb25SZXN1bHQSDwoHc3VjY2VzcxgBIAEoCBImCgZvdXRwdXQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDQoFZXJyb3IYAyABKAkSGQoRZXhlY3V0aW9uX3RpbWVfbXMYBCABKA0ieAoJUmVhc29uaW5nEjkKDnJlZmxlY3Rpb25fbG9nGAEgAygLMiEuc3dpdGNoeWFyZC52MS5SZWZsZWN0aW9uTG9nRW50cnkSMAoJc2tldGNocGFkGAIgAygLMh0uc3dpdGNoeWFyZC52MS5Ta2V0Y2hwYWRFbnRyeSKEAQoSUmVmbGVjdGlvbkxvZ0VudHJ5EgwKBHN0ZXAYASABKAkSDwoHc3VtbWFyeRgCIAEoCRISCgpjb25maWRlbmNlGAMgASgBEiYKAmF0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgFIAEoDSJdCg5Ta2V0Y2hwYWRFbnRyeRIMCgRzbG90GAEgASgJEicKB2NvbnRlbnQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSFAoMY29udGVudF90eXBlGAMgASgJInoKA0hvcBIPCgdzZXJ2aWNlGAEgASgJEhAKCGluc3RhbmNlGAIgASgJEgsKA2hvcBgDIAEoDRIuCgpzdGFydGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgFIAEoAWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message switchyard.v1.Packet
@@ -236,23 +236,11 @@ export type PacketContent = Message<"switchyard.v1.PacketContent"> & {
   dataFields: DataField[];
 
   /**
-   * Tools this request may use; empty means the whole catalog.
+   * The tools this request may use.
    *
-   * @generated from field: repeated string allowed_tools = 4;
+   * @generated from field: switchyard.v1.ToolScope scope = 7;
    */
-  allowedTools: string[];
-
-  /**
-   * Pools and domains this request may use; empty means all.
-   *
-   * @generated from field: repeated string pools = 5;
-   */
-  pools: string[];
-
-  /**
-   * @generated from field: repeated string domains = 6;
-   */
-  domains: string[];
+  scope?: ToolScope | undefined;
 };
 
 /**
@@ -261,6 +249,42 @@ export type PacketContent = Message<"switchyard.v1.PacketContent"> & {
  */
 export const PacketContentSchema: GenMessage<PacketContent> = /*@__PURE__*/
   messageDesc(file_switchyard_v1_packet, 2);
+
+/**
+ * Which tools a request may use, as the packet carries it and the router filters by it;
+ * an empty list does not restrict.
+ *
+ * @generated from message switchyard.v1.ToolScope
+ */
+export type ToolScope = Message<"switchyard.v1.ToolScope"> & {
+  /**
+   * Catalog names: an allow-list.
+   *
+   * @generated from field: repeated string tools = 1;
+   */
+  tools: string[];
+
+  /**
+   * The tool's pool must be one of these (seed 004).
+   *
+   * @generated from field: repeated string pools = 2;
+   */
+  pools: string[];
+
+  /**
+   * At least one of the tool's domains must be one of these (seed 003).
+   *
+   * @generated from field: repeated string domains = 3;
+   */
+  domains: string[];
+};
+
+/**
+ * Describes the message switchyard.v1.ToolScope.
+ * Use `create(ToolScopeSchema)` to create a new message.
+ */
+export const ToolScopeSchema: GenMessage<ToolScope> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_packet, 3);
 
 /**
  * @generated from message switchyard.v1.Turn
@@ -282,7 +306,7 @@ export type Turn = Message<"switchyard.v1.Turn"> & {
  * Use `create(TurnSchema)` to create a new message.
  */
 export const TurnSchema: GenMessage<Turn> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 3);
+  messageDesc(file_switchyard_v1_packet, 4);
 
 /**
  * @generated from enum switchyard.v1.Turn.Role
@@ -313,7 +337,7 @@ export enum Turn_Role {
  * Describes the enum switchyard.v1.Turn.Role.
  */
 export const Turn_RoleSchema: GenEnum<Turn_Role> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 3, 0);
+  enumDesc(file_switchyard_v1_packet, 4, 0);
 
 /**
  * @generated from message switchyard.v1.DataField
@@ -345,7 +369,7 @@ export type DataField = Message<"switchyard.v1.DataField"> & {
  * Use `create(DataFieldSchema)` to create a new message.
  */
 export const DataFieldSchema: GenMessage<DataField> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 4);
+  messageDesc(file_switchyard_v1_packet, 5);
 
 /**
  * @generated from message switchyard.v1.Intent
@@ -409,7 +433,7 @@ export type Intent = Message<"switchyard.v1.Intent"> & {
  * Use `create(IntentSchema)` to create a new message.
  */
 export const IntentSchema: GenMessage<Intent> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 5);
+  messageDesc(file_switchyard_v1_packet, 6);
 
 /**
  * @generated from message switchyard.v1.ToolRoutingState
@@ -512,7 +536,7 @@ export type ToolRoutingState = Message<"switchyard.v1.ToolRoutingState"> & {
  * Use `create(ToolRoutingStateSchema)` to create a new message.
  */
 export const ToolRoutingStateSchema: GenMessage<ToolRoutingState> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 6);
+  messageDesc(file_switchyard_v1_packet, 7);
 
 /**
  * Seed 000 ToolExecutionStatus, all seven values.
@@ -560,7 +584,7 @@ export enum ToolRoutingState_ExecutionStatus {
  * Describes the enum switchyard.v1.ToolRoutingState.ExecutionStatus.
  */
 export const ToolRoutingState_ExecutionStatusSchema: GenEnum<ToolRoutingState_ExecutionStatus> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 6, 0);
+  enumDesc(file_switchyard_v1_packet, 7, 0);
 
 /**
  * @generated from message switchyard.v1.ToolNeedVerdict
@@ -605,7 +629,7 @@ export type ToolNeedVerdict = Message<"switchyard.v1.ToolNeedVerdict"> & {
  * Use `create(ToolNeedVerdictSchema)` to create a new message.
  */
 export const ToolNeedVerdictSchema: GenMessage<ToolNeedVerdict> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 7);
+  messageDesc(file_switchyard_v1_packet, 8);
 
 /**
  * @generated from message switchyard.v1.ToolDefinition
@@ -722,7 +746,7 @@ export type ToolDefinition = Message<"switchyard.v1.ToolDefinition"> & {
  * Use `create(ToolDefinitionSchema)` to create a new message.
  */
 export const ToolDefinitionSchema: GenMessage<ToolDefinition> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 8);
+  messageDesc(file_switchyard_v1_packet, 9);
 
 /**
  * @generated from enum switchyard.v1.ToolDefinition.SideEffect
@@ -748,7 +772,7 @@ export enum ToolDefinition_SideEffect {
  * Describes the enum switchyard.v1.ToolDefinition.SideEffect.
  */
 export const ToolDefinition_SideEffectSchema: GenEnum<ToolDefinition_SideEffect> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 8, 0);
+  enumDesc(file_switchyard_v1_packet, 9, 0);
 
 /**
  * An MCP tool's annotations (title and behaviour hints), each unset when not given.
@@ -787,7 +811,7 @@ export type ToolAnnotations = Message<"switchyard.v1.ToolAnnotations"> & {
  * Use `create(ToolAnnotationsSchema)` to create a new message.
  */
 export const ToolAnnotationsSchema: GenMessage<ToolAnnotations> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 9);
+  messageDesc(file_switchyard_v1_packet, 10);
 
 /**
  * @generated from message switchyard.v1.RoutingCandidate
@@ -814,7 +838,7 @@ export type RoutingCandidate = Message<"switchyard.v1.RoutingCandidate"> & {
  * Use `create(RoutingCandidateSchema)` to create a new message.
  */
 export const RoutingCandidateSchema: GenMessage<RoutingCandidate> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 10);
+  messageDesc(file_switchyard_v1_packet, 11);
 
 /**
  * @generated from enum switchyard.v1.RoutingCandidate.Source
@@ -840,7 +864,7 @@ export enum RoutingCandidate_Source {
  * Describes the enum switchyard.v1.RoutingCandidate.Source.
  */
 export const RoutingCandidate_SourceSchema: GenEnum<RoutingCandidate_Source> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 10, 0);
+  enumDesc(file_switchyard_v1_packet, 11, 0);
 
 /**
  * @generated from message switchyard.v1.SelectedTool
@@ -872,7 +896,7 @@ export type SelectedTool = Message<"switchyard.v1.SelectedTool"> & {
  * Use `create(SelectedToolSchema)` to create a new message.
  */
 export const SelectedToolSchema: GenMessage<SelectedTool> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 11);
+  messageDesc(file_switchyard_v1_packet, 12);
 
 /**
  * @generated from message switchyard.v1.Approval
@@ -910,7 +934,7 @@ export type Approval = Message<"switchyard.v1.Approval"> & {
  * Use `create(ApprovalSchema)` to create a new message.
  */
 export const ApprovalSchema: GenMessage<Approval> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 12);
+  messageDesc(file_switchyard_v1_packet, 13);
 
 /**
  * @generated from message switchyard.v1.ToolCall
@@ -951,7 +975,7 @@ export type ToolCall = Message<"switchyard.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 13);
+  messageDesc(file_switchyard_v1_packet, 14);
 
 /**
  * @generated from message switchyard.v1.ToolExecutionResult
@@ -983,7 +1007,7 @@ export type ToolExecutionResult = Message<"switchyard.v1.ToolExecutionResult"> &
  * Use `create(ToolExecutionResultSchema)` to create a new message.
  */
 export const ToolExecutionResultSchema: GenMessage<ToolExecutionResult> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 14);
+  messageDesc(file_switchyard_v1_packet, 15);
 
 /**
  * @generated from message switchyard.v1.Reasoning
@@ -1005,7 +1029,7 @@ export type Reasoning = Message<"switchyard.v1.Reasoning"> & {
  * Use `create(ReasoningSchema)` to create a new message.
  */
 export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 15);
+  messageDesc(file_switchyard_v1_packet, 16);
 
 /**
  * @generated from message switchyard.v1.ReflectionLogEntry
@@ -1044,7 +1068,7 @@ export type ReflectionLogEntry = Message<"switchyard.v1.ReflectionLogEntry"> & {
  * Use `create(ReflectionLogEntrySchema)` to create a new message.
  */
 export const ReflectionLogEntrySchema: GenMessage<ReflectionLogEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 16);
+  messageDesc(file_switchyard_v1_packet, 17);
 
 /**
  * @generated from message switchyard.v1.SketchpadEntry
@@ -1071,7 +1095,7 @@ export type SketchpadEntry = Message<"switchyard.v1.SketchpadEntry"> & {
  * Use `create(SketchpadEntrySchema)` to create a new message.
  */
 export const SketchpadEntrySchema: GenMessage<SketchpadEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 17);
+  messageDesc(file_switchyard_v1_packet, 18);
 
 /**
  * @generated from message switchyard.v1.Hop
@@ -1112,5 +1136,5 @@ export type Hop = Message<"switchyard.v1.Hop"> & {
  * Use `create(HopSchema)` to create a new message.
  */
 export const HopSchema: GenMessage<Hop> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 18);
+  messageDesc(file_switchyard_v1_packet, 19);
 
