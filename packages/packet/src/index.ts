@@ -57,6 +57,7 @@ export {
   RouteRequestSchema,
   RouteResponseSchema,
   Router,
+  SubmitCallRequestSchema,
   SubmitPacketRequestSchema,
   SubmitPacketResponseSchema,
 } from "./gen/switchyard/v1/router_pb.js";
@@ -81,10 +82,12 @@ export type {
   GetPacketRequest,
   ListToolsRequest,
   ListToolsResponse,
+  RankToolsRequest,
   RankToolsResponse,
   RegisteredServer,
   RouteRequest,
   RouteResponse,
+  SubmitCallRequest,
   SubmitPacketRequest,
   SubmitPacketResponse,
 } from "./gen/switchyard/v1/router_pb.js";

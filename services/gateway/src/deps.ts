@@ -1,61 +1,30 @@
-import type { CallInput } from "./direct-call.js";
-import type { AddExamplesResponse, FeedbackResponse, Packet, RegisteredServer, RoutingCandidate, ToolDefinition, Turn } from "@switchyard/packet";
+import type {
+  AddExamplesRequest,
+  AddExamplesResponse,
+  FeedbackRequest,
+  FeedbackResponse,
+  Packet,
+  RankToolsRequest,
+  RegisteredServer,
+  RouteRequest,
+  RouteResponse,
+  RoutingCandidate,
+  SubmitCallRequest,
+  SubmitPacketRequest,
+  ToolDefinition,
+} from "@switchyard/packet";
 
-/** A validated request for the full packet flow, as both front doors (HTTP and gRPC) hand it over. */
-export interface SubmitInput {
-  /** The caller's tenant, from its API key; the packet is stamped with it. */
-  tenant: string;
-  message: string;
-  /** Absent: the packet starts a new session (its id becomes the session id). */
-  sessionId?: string;
-  /** Earlier turns, oldest first. */
-  history: Turn[];
-  /** Allow-list of tool names; empty means the whole catalog. */
-  tools: string[];
-  /** Pools and domains the request may use; empty means all. */
-  pools: string[];
-  domains: string[];
-  /** Wait for the packet to finish (up to the wait timeout) or return at once. */
-  wait: boolean;
-}
-
-export interface RouteInput {
-  message: string;
-  history: Turn[];
-  /** How many semantic candidates to return; 0 means the router's default (as in RouteRequest.top_k). */
-  topK: number;
-  tools: string[];
-  pools: string[];
-  domains: string[];
-}
-
-/** Tools a caller brings, to be ranked for a turn (the OpenAI-compatible proxy's). */
-export interface RankToolsInput {
-  message: string;
-  history: Turn[];
-  topK: number;
-  tools: ToolDefinition[];
-}
-
-/** Feedback on a finished packet's tool. */
-export interface FeedbackInput {
-  packetId: string;
-  correct: boolean;
-  /** With correct=false: the tool that should have been chosen. */
-  tool?: string;
-}
-
-/** Route-only's answer: the candidates, and warnings when the router fell back (RouteResponse.warnings). */
-export interface RouteOutput {
-  candidates: RoutingCandidate[];
-  /** Empty unless the router fell back, e.g. to lexical search when its embedder failed. */
-  warnings: string[];
+/** A packet handed to the fleet: finished=false when it was still running after the wait timeout (or `wait` was false). */
+export interface Submitted {
+  packet: Packet;
+  finished: boolean;
 }
 
 /**
- * Everything the gateway needs from the rest of the fleet. The HTTP app and the
- * gRPC server only validate, call these and convert the answers; the
- * implementation over NATS lives in nats-deps.ts.
+ * Everything the gateway needs from the rest of the fleet, in the API's own proto
+ * messages (router.proto) plus the caller's tenant. Every door (HTTP, gRPC, MCP, the
+ * OpenAI proxy) validates, calls these and converts the answers; the implementation
+ * over NATS lives in nats-deps.ts.
  *
  * Methods report expected failures by throwing a {@link GatewayError}; any
  * other error is answered as an internal error without its details.
@@ -64,14 +33,14 @@ export interface RouteOutput {
  * "not found", so its existence is not revealed. Tools are shared by all tenants.
  */
 export interface GatewayDeps {
-  /** finished=false: still running after the wait timeout (or wait=false). */
-  submitPacket(input: SubmitInput): Promise<{ packet: Packet; finished: boolean }>;
+  /** The full packet flow; `wait` unset waits. */
+  submitPacket(tenant: string, request: SubmitPacketRequest): Promise<Submitted>;
   /**
    * A call the caller chose (direct-call.ts): reviewed and run as a packet that starts at the
    * review stage. GatewayError "not_found" for a tool the tenant cannot see, "invalid" for an
-   * ambiguous bare name. finished=false as for submitPacket.
+   * ambiguous bare name. `wait` as for submitPacket.
    */
-  submitCall(input: CallInput): Promise<{ packet: Packet; finished: boolean }>;
+  submitCall(tenant: string, request: SubmitCallRequest): Promise<Submitted>;
   /** undefined when no packet has that id. */
   getPacket(tenant: string, packetId: string): Promise<Packet | undefined>;
   /**
@@ -82,9 +51,9 @@ export interface GatewayDeps {
   /** Throws like {@link approvePacket}. */
   denyPacket(tenant: string, packetId: string, reason: string): Promise<Packet>;
   /** Route only: which of the tenant's tools (its own and the shared ones) should this turn see. Executes nothing. */
-  route(tenant: string, input: RouteInput): Promise<RouteOutput>;
-  /** The `input.topK` of the caller's own tools (not the catalog's) that best fit the turn, best first. Executes nothing. */
-  rankTools(tenant: string, input: RankToolsInput): Promise<RoutingCandidate[]>;
+  route(tenant: string, request: RouteRequest): Promise<RouteResponse>;
+  /** The `request.topK` of the caller's own tools (not the catalog's) that best fit the turn, best first. Executes nothing. */
+  rankTools(tenant: string, request: RankToolsRequest): Promise<RoutingCandidate[]>;
   /** The tools an MCP session has been shown beyond the core ones (McpSession), oldest first; [] for a new session. */
   sessionTools(tenant: string, session: string): Promise<string[]>;
   /**
@@ -98,9 +67,9 @@ export interface GatewayDeps {
    */
   listTools(tenant: string): Promise<ToolDefinition[]>;
   /** Throws GatewayError "not_found" for an unknown packet or tool, "conflict" for a packet still running. */
-  feedback(tenant: string, input: FeedbackInput): Promise<FeedbackResponse>;
+  feedback(tenant: string, request: FeedbackRequest): Promise<FeedbackResponse>;
   /** Throws GatewayError "not_found" for a tool the catalog does not have. */
-  addExamples(tenant: string, tool: string, examples: string[]): Promise<AddExamplesResponse>;
+  addExamples(tenant: string, request: AddExamplesRequest): Promise<AddExamplesResponse>;
   /** Pins an MCP tool of the tenant's (or a shared one)'s current definition and lifts its quarantine; GatewayError "not_found" for no such tool. */
   approveTool(tenant: string, name: string): Promise<ToolDefinition>;
   /**

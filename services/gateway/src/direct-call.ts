@@ -6,7 +6,6 @@
  * route and select are skipped because the caller did their work.
  */
 import { create } from "@bufbuild/protobuf";
-import type { JsonObject } from "@bufbuild/protobuf";
 import {
   addReflection,
   intentOf,
@@ -19,20 +18,8 @@ import {
   ToolRoutingState_ExecutionStatus,
   toolVisibleTo,
 } from "@switchyard/packet";
-import type { Packet, ToolDefinition } from "@switchyard/packet";
+import type { Packet, SubmitCallRequest, ToolDefinition } from "@switchyard/packet";
 import { GatewayError } from "./deps.js";
-
-/** A call as a front door hands it over, validated. */
-export interface CallInput {
-  tenant: string;
-  /** The tool's catalog name ("filesystem.read_text_file"), or its bare name on its server when only one tool has it. */
-  tool: string;
-  arguments: JsonObject;
-  /** What the user asked, for the review's checks, the audit trail and learning; absent: none (the packet's prompt stays empty). */
-  message?: string;
-  sessionId?: string;
-  wait: boolean;
-}
 
 /**
  * The tool `name` means among the tools `tenant` may see: its catalog name, else the one tool
@@ -53,11 +40,11 @@ export function resolveTool(name: string, tools: Iterable<ToolDefinition>, tenan
 }
 
 /** The packet of a caller's call: one step, the call selected, waiting for review. */
-export function callPacket(input: CallInput, tool: ToolDefinition, maxReinjections: number): Packet {
+export function callPacket(request: SubmitCallRequest, tool: ToolDefinition, maxReinjections: number): Packet {
   // No words are made up for a call that came without the user's: the router learns a tool's
   // examples from a packet's words, and "call filesystem.write_file {…}" is no request.
-  const message = input.message?.trim() ?? "";
-  const packet = newPacket({ message, sessionId: input.sessionId, scope: { tools: [tool.name] }, maxReinjections });
+  const message = request.message.trim();
+  const packet = newPacket({ message, sessionId: request.sessionId, scope: { tools: [tool.name] }, maxReinjections });
   const intent = intentOf(packet);
   intent.query = message;
   intent.steps = [message];
@@ -67,7 +54,7 @@ export function callPacket(input: CallInput, tool: ToolDefinition, maxReinjectio
   routing.candidates = [create(RoutingCandidateSchema, { tool, score: 1, source: RoutingCandidate_Source.PINNED })];
   routing.selectedTool = create(SelectedToolSchema, {
     toolName: tool.name,
-    params: input.arguments,
+    params: request.arguments ?? {},
     // The caller chose: the review's checks and policy still apply, its confidence is the caller's.
     selectionConfidence: 1,
     selectionReasoning: "Chosen by the caller (a direct call).",

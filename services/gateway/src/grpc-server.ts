@@ -7,9 +7,9 @@ import type { Authenticator } from "./auth.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { grpcErrorOf } from "./errors.js";
-import { listToolsResponse, routeResponse, submitResponse } from "./json.js";
-import { requestSchemas, requestValidator, toCallInput, toFeedbackInput, toRouteInput, toSubmitInput, turnsToBody } from "./requests.js";
-import type { FeedbackBody, GatewayLimits, RouteBody, SubmitCallBody, SubmitPacketBody } from "./requests.js";
+import { listToolsResponse, submitResponse } from "./json.js";
+import { requestSchemas, requestValidator, turnsToBody } from "./requests.js";
+import type { GatewayLimits } from "./requests.js";
 
 /** The health-checking name of the Router service, beside "" for the whole server. */
 export const ROUTER_SERVICE_NAME = Router.typeName;
@@ -96,7 +96,7 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
 
   return {
     async submitPacket(request, tenant) {
-      const body = valid<SubmitPacketBody>(check.submitPacket, {
+      valid(check.submitPacket, {
         message: request.message,
         ...(request.sessionId ? { sessionId: request.sessionId } : {}),
         history: turnsToBody(request.history),
@@ -105,19 +105,19 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
         domains: request.domains,
         ...(request.wait === undefined ? {} : { wait: request.wait }),
       });
-      const { packet, finished } = await deps.submitPacket(toSubmitInput(tenant, body));
+      const { packet, finished } = await deps.submitPacket(tenant, request);
       return submitResponse(packet, finished);
     },
 
     async submitCall(request, tenant) {
-      const body = valid<SubmitCallBody>(check.submitCall, {
+      valid(check.submitCall, {
         tool: request.tool,
         arguments: request.arguments ?? {},
         ...(request.message ? { message: request.message } : {}),
         ...(request.sessionId ? { sessionId: request.sessionId } : {}),
         ...(request.wait === undefined ? {} : { wait: request.wait }),
       });
-      const { packet, finished } = await deps.submitCall(toCallInput(tenant, body));
+      const { packet, finished } = await deps.submitCall(tenant, request);
       return submitResponse(packet, finished);
     },
 
@@ -141,7 +141,7 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
     },
 
     async route(request, tenant) {
-      const body = valid<RouteBody>(check.route, {
+      valid(check.route, {
         message: request.message,
         history: turnsToBody(request.history),
         ...(request.topK === 0 ? {} : { topK: request.topK }),
@@ -149,24 +149,24 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
         pools: request.pools,
         domains: request.domains,
       });
-      return routeResponse(await deps.route(tenant, toRouteInput(body)));
+      return deps.route(tenant, request);
     },
 
     listTools: async (_request, tenant) => listToolsResponse(await deps.listTools(tenant)),
 
     async feedback(request, tenant) {
-      const id = packetId(request.packetId);
-      // An absent `correct` stays absent, so the validator names it as required; the cast is checked right here.
-      const body = valid(check.feedback, {
+      packetId(request.packetId);
+      // An absent `correct` stays absent, so the validator names it as required.
+      valid(check.feedback, {
         ...(request.correct === undefined ? {} : { correct: request.correct }),
         ...(request.tool ? { tool: request.tool } : {}),
-      } as FeedbackBody);
-      return deps.feedback(tenant, toFeedbackInput(id, body));
+      });
+      return deps.feedback(tenant, request);
     },
 
     async addExamples(request, tenant) {
-      const { tool, examples } = valid(check.toolExamples, { tool: request.tool, examples: request.examples });
-      return deps.addExamples(tenant, tool, examples);
+      valid(check.toolExamples, { tool: request.tool, examples: request.examples });
+      return deps.addExamples(tenant, request);
     },
   };
 }

@@ -1,8 +1,7 @@
 import { create, toJson } from "@bufbuild/protobuf";
 import type { DescMessage, JsonValue, MessageShape } from "@bufbuild/protobuf";
-import { ListToolsResponseSchema, packetToJson, RouteResponseSchema, SubmitPacketResponseSchema } from "@switchyard/packet";
-import type { ListToolsResponse, Packet, RouteResponse, SubmitPacketResponse, ToolDefinition } from "@switchyard/packet";
-import type { RouteOutput } from "./deps.js";
+import { ListToolsResponseSchema, packetToJson, SubmitPacketResponseSchema } from "@switchyard/packet";
+import type { ListToolsResponse, Packet, SubmitPacketResponse, ToolDefinition } from "@switchyard/packet";
 
 /**
  * The API's answers as protobuf messages (what gRPC sends) and in the proto3
@@ -25,13 +24,6 @@ export function packetJson(packet: Packet): JsonValue {
   return packetToJson(packet);
 }
 
-export function routeResponse(output: RouteOutput): RouteResponse {
-  return create(RouteResponseSchema, { candidates: output.candidates, warnings: output.warnings });
-}
-
-export function routeResponseJson(output: RouteOutput): JsonValue {
-  return toJson(RouteResponseSchema, routeResponse(output), JSON_OPTIONS);
-}
 
 export function listToolsResponse(tools: ToolDefinition[]): ListToolsResponse {
   return create(ListToolsResponseSchema, { tools });

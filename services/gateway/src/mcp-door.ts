@@ -15,8 +15,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { fromValue, Packet_State, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import { fromValue, Packet_State, RouteRequestSchema, SubmitCallRequestSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, ToolDefinition } from "@switchyard/packet";
 import { SWITCHYARD_VERSION } from "@switchyard/telemetry";
 import { defaultConfig } from "./config.js";
@@ -172,7 +173,7 @@ async function searchTools(deps: GatewayDeps, tenant: string, names: ExposedName
   const query = stringArg(args, "query");
   const k = args["k"] === undefined ? defaultK : args["k"];
   if (typeof k !== "number" || !Number.isInteger(k) || k < 1 || k > 50) throw new McpError(ErrorCode.InvalidParams, "k must be a whole number from 1 to 50");
-  const { candidates } = await deps.route(tenant, { message: query, history: [], topK: k, tools: [], pools: [], domains: [] });
+  const { candidates } = await deps.route(tenant, create(RouteRequestSchema, { message: query, topK: k }));
   const found = candidates.flatMap((c) => c.tool ?? []);
   const tools = candidates
     .filter((c) => c.tool)
@@ -185,7 +186,7 @@ async function searchTools(deps: GatewayDeps, tenant: string, names: ExposedName
 }
 
 async function callTool(deps: GatewayDeps, tenant: string, tool: string, args: JsonObject): Promise<CallToolResult> {
-  const { packet, finished } = await deps.submitCall({ tenant, tool, arguments: args, wait: true });
+  const { packet, finished } = await deps.submitCall(tenant, create(SubmitCallRequestSchema, { tool, arguments: args, wait: true }));
   return callResult(packet, finished);
 }
 

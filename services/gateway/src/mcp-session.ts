@@ -16,7 +16,8 @@
  * changed list at its next tools/list.
  */
 import { ConfigError } from "@switchyard/config";
-import { turnOf } from "@switchyard/packet";
+import { create } from "@bufbuild/protobuf";
+import { RouteRequestSchema, turnOf } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import type { GatewayDeps } from "./deps.js";
 
@@ -75,7 +76,7 @@ export async function exposedTools(
   if (caller.turns.length > 0) {
     const [latest, ...earlier] = [...caller.turns].reverse();
     const history = earlier.reverse().map((turn) => turnOf("user", turn));
-    const { candidates } = await deps.route(tenant, { message: latest!, history, topK: settings.topK, tools: [], pools: [], domains: [] });
+    const { candidates } = await deps.route(tenant, create(RouteRequestSchema, { message: latest!, history, topK: settings.topK }));
     names = candidates.filter((c) => !c.tool?.core).map((c) => c.tool?.name ?? "");
   }
   if (caller.session) {

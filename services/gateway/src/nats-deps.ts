@@ -76,23 +76,23 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
   }
 
   return {
-    submitPacket: (input) => whileNatsAvailable(availability, async () => {
+    submitPacket: (tenant, request) => whileNatsAvailable(availability, async () => {
       const clock = startHopClock();
       const packet = newPacket({
-        message: input.message,
-        sessionId: input.sessionId,
-        history: input.history,
-        scope: { tools: input.tools, pools: input.pools, domains: input.domains },
+        message: request.message,
+        sessionId: request.sessionId,
+        history: request.history,
+        scope: { tools: request.tools, pools: request.pools, domains: request.domains },
         maxReinjections: options.maxReinjections,
       });
       packet.state = Packet_State.DETECTING_INTENT;
-      return launch(packet, input.tenant, "intent", input.wait, clock);
+      return launch(packet, tenant, "intent", request.wait ?? true, clock);
     }),
 
-    submitCall: (input) => whileNatsAvailable(availability, async () => {
+    submitCall: (tenant, request) => whileNatsAvailable(availability, async () => {
       const clock = startHopClock();
-      const packet = callPacket(input, resolveTool(input.tool, catalog.all(), input.tenant), options.maxReinjections);
-      return launch(packet, input.tenant, "review", input.wait, clock);
+      const packet = callPacket(request, resolveTool(request.tool, catalog.all(), tenant), options.maxReinjections);
+      return launch(packet, tenant, "review", request.wait ?? true, clock);
     }),
 
     getPacket: (tenant, packetId) => whileNatsAvailable(availability, () => ownPacket(tenant, packetId)),
@@ -132,19 +132,9 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       return packet;
     }),
 
-    route: (tenant, input) => whileNatsAvailable(availability, async () => {
-      const { candidates, warnings } = await router.route(tenant, {
-        message: input.message,
-        history: input.history,
-        topK: input.topK,
-        tools: input.tools,
-        pools: input.pools,
-        domains: input.domains,
-      });
-      return { candidates, warnings };
-    }),
+    route: (tenant, request) => whileNatsAvailable(availability, () => router.route(tenant, request)),
 
-    rankTools: (_tenant, input) => whileNatsAvailable(availability, async () => (await router.rankTools(input)).candidates),
+    rankTools: (_tenant, request) => whileNatsAvailable(availability, async () => (await router.rankTools(request)).candidates),
 
     sessionTools: (tenant, session) => whileNatsAvailable(availability, () => sessions.tools(tenant, session)),
 
@@ -152,16 +142,16 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
 
     listTools: async (tenant) => catalog.visibleTo(tenant),
 
-    feedback: (tenant, input) => whileNatsAvailable(availability, async () => {
+    feedback: (tenant, request) => whileNatsAvailable(availability, async () => {
       // The router learns from any packet it is told of: only the packet's own tenant may tell it.
-      if (!(await ownPacket(tenant, input.packetId))) throw new GatewayError("not_found", `no packet with id ${input.packetId}`);
-      if (input.tool) catalog.hideOthersTool(tenant, input.tool);
-      return router.feedback(input);
+      if (!(await ownPacket(tenant, request.packetId))) throw new GatewayError("not_found", `no packet with id ${request.packetId}`);
+      if (request.tool) catalog.hideOthersTool(tenant, request.tool);
+      return router.feedback(request);
     }),
 
-    addExamples: (tenant, tool, texts) => whileNatsAvailable(availability, () => {
-      catalog.hideOthersTool(tenant, tool);
-      return router.addExamples({ tool, examples: texts });
+    addExamples: (tenant, request) => whileNatsAvailable(availability, () => {
+      catalog.hideOthersTool(tenant, request.tool);
+      return router.addExamples(request);
     }),
 
     registerServer: (server) => whileNatsAvailable(availability, () => registry.registerServer(server)),

@@ -15,7 +15,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import type { Static } from "@fastify/type-provider-typebox";
 import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { ToolDefinitionSchema, turnOf } from "@switchyard/packet";
+import { RankToolsRequestSchema, ToolDefinitionSchema, turnOf } from "@switchyard/packet";
 import type { ToolDefinition, Turn } from "@switchyard/packet";
 import { defaultConfig } from "./config.js";
 import { httpErrorOf } from "./errors.js";
@@ -135,7 +135,7 @@ async function offeredTools(deps: GatewayDeps, tenant: string, body: ChatRequest
   const tools = body.tools ?? [];
   if (tools.length <= topK) return tools;
   const { message, history } = latestUserTurn(body.messages);
-  const ranked = await deps.rankTools(tenant, { message, history, topK, tools: tools.map(toolDefinition) });
+  const ranked = await deps.rankTools(tenant, create(RankToolsRequestSchema, { message, history, topK, tools: tools.map(toolDefinition) }));
   // A core tool may come by its catalog name, its client-safe one (core_clarify) or its server's name for it.
   const core = new Set((await deps.listTools(tenant)).filter((t) => t.core).flatMap((t) => [t.name, clientSafe(t.name), t.serverToolName]));
   const keep = new Set([...ranked.map((c) => c.tool?.name ?? ""), ...calledSinceUserTurn(body.messages), chosenTool(body.tool_choice)]);

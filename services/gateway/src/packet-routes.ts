@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
-import { FeedbackResponseSchema, PacketSchema, SubmitPacketResponseSchema } from "@switchyard/packet";
-import type { Packet } from "@switchyard/packet";
+import { FeedbackRequestSchema, FeedbackResponseSchema, PacketSchema, SubmitCallRequestSchema, SubmitPacketRequestSchema, SubmitPacketResponseSchema } from "@switchyard/packet";
 import { GatewayError } from "./deps.js";
-import type { GatewayDeps } from "./deps.js";
+import type { GatewayDeps, Submitted } from "./deps.js";
 import { acceptedJson, messageJson, packetJson } from "./json.js";
-import { requestSchemas, toCallInput, toFeedbackInput, toSubmitInput } from "./requests.js";
+import { protoRequest, requestSchemas } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
 import { errorResponse, protoResponse } from "./response-schemas.js";
 
@@ -35,7 +34,7 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits): FastifyP
           },
         },
       },
-      async (request, reply) => submitted(reply, await deps.submitPacket(toSubmitInput(request.tenant, request.body))),
+      async (request, reply) => submitted(reply, await deps.submitPacket(request.tenant, protoRequest(SubmitPacketRequestSchema, request.body))),
     );
 
     app.post(
@@ -59,7 +58,7 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits): FastifyP
           },
         },
       },
-      async (request, reply) => submitted(reply, await deps.submitCall(toCallInput(request.tenant, request.body))),
+      async (request, reply) => submitted(reply, await deps.submitCall(request.tenant, protoRequest(SubmitCallRequestSchema, request.body))),
     );
 
     app.get(
@@ -151,13 +150,13 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits): FastifyP
         },
       },
       async (request) =>
-        messageJson(FeedbackResponseSchema, await deps.feedback(request.tenant, toFeedbackInput(request.params.packetId, request.body))),
+        messageJson(FeedbackResponseSchema, await deps.feedback(request.tenant, protoRequest(FeedbackRequestSchema, { ...request.body, packetId: request.params.packetId }))),
     );
   };
 }
 
 /** The finished packet, or 202 with its id and where to poll it. */
-function submitted(reply: FastifyReply, { packet, finished }: { packet: Packet; finished: boolean }) {
+function submitted(reply: FastifyReply, { packet, finished }: Submitted) {
   if (finished) return packetJson(packet);
   const packetId = packet.header?.packetId ?? "";
   return reply.code(202).header("location", `/v1/packets/${encodeURIComponent(packetId)}`).send(acceptedJson(packetId));

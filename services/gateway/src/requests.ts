@@ -1,17 +1,17 @@
-import { Turn_Role, turnOf } from "@switchyard/packet";
+import { fromJson } from "@bufbuild/protobuf";
+import type { DescMessage, JsonValue, MessageShape } from "@bufbuild/protobuf";
+import { Turn_Role } from "@switchyard/packet";
 import type { Turn } from "@switchyard/packet";
 import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { Static, TSchema } from "@fastify/type-provider-typebox";
 import type { FastifySchemaValidationError } from "fastify";
 import { EXAMPLE_MAX_CHARS } from "@switchyard/learning";
-import type { JsonObject } from "@bufbuild/protobuf";
-import type { FeedbackInput, RouteInput, SubmitInput } from "./deps.js";
-import type { CallInput } from "./direct-call.js";
 
 /**
  * The requests both front doors accept. HTTP validates bodies with these
- * schemas through fastify; gRPC turns its decoded message into the same JSON
- * shape and runs the same validator, so a rule and its error message exist once.
+ * schemas through fastify, then reads them as their proto request (`protoRequest`);
+ * gRPC turns its decoded message into the same JSON shape and runs the same
+ * validator, so a rule and its error message exist once.
  */
 
 /** Bounds on what a request may carry; the same for HTTP and gRPC. */
@@ -150,13 +150,7 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
   };
 }
 
-export type RequestSchemas = ReturnType<typeof requestSchemas>;
-export type SubmitPacketBody = Static<RequestSchemas["submitPacket"]>;
-export type RouteBody = Static<RequestSchemas["route"]>;
-export type SubmitCallBody = Static<RequestSchemas["submitCall"]>;
-export type FeedbackBody = Static<RequestSchemas["feedback"]>;
-export type AddExamplesBody = Static<RequestSchemas["addExamples"]>;
-export type TurnBody = NonNullable<SubmitPacketBody["history"]>[number];
+type TurnBody = NonNullable<Static<ReturnType<typeof requestSchemas>["submitPacket"]>["history"]>[number];
 
 /** A rejected request: what is wrong, and the field at fault when there is one ("history/3/role"). */
 export interface ValidationFailure {
@@ -201,54 +195,19 @@ export function requestValidator(schema: TSchema): (value: unknown) => Validatio
   };
 }
 
-/** Turns as validated (role in either case) into packet turns. */
-export function toTurns(history: readonly TurnBody[] | undefined): Turn[] {
-  return (history ?? []).map((turn) => turnOf(turn.role, turn.content));
-}
-
 /** Packet turns in the request JSON shape, so gRPC requests go through the HTTP validator. */
 export function turnsToBody(history: readonly Turn[]): TurnBody[] {
   // An unknown enum number keeps its number, which the role check then rejects by name.
   return history.map((turn) => ({ role: Turn_Role[turn.role] ?? String(turn.role), content: turn.content }));
 }
 
-/** A direct call as validated; the tenant, as for a packet, comes from the caller's API key. */
-export function toCallInput(tenant: string, body: SubmitCallBody): CallInput {
-  return {
-    tenant,
-    tool: body.tool,
-    arguments: (body.arguments ?? {}) as JsonObject,
-    ...(body.message !== undefined ? { message: body.message } : {}),
-    ...(body.sessionId !== undefined ? { sessionId: body.sessionId } : {}),
-    wait: body.wait ?? true,
-  };
-}
-
-/** The body has no tenant (an unknown field is refused): it comes from the caller's API key. */
-export function toSubmitInput(tenant: string, body: SubmitPacketBody): SubmitInput {
-  return {
-    tenant,
-    message: body.message,
-    ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
-    history: toTurns(body.history),
-    tools: body.tools ?? [],
-    pools: body.pools ?? [],
-    domains: body.domains ?? [],
-    wait: body.wait ?? true,
-  };
-}
-
-export function toRouteInput(body: RouteBody): RouteInput {
-  return {
-    message: body.message,
-    history: toTurns(body.history),
-    topK: body.topK ?? 0,
-    tools: body.tools ?? [],
-    pools: body.pools ?? [],
-    domains: body.domains ?? [],
-  };
-}
-
-export function toFeedbackInput(packetId: string, body: FeedbackBody): FeedbackInput {
-  return { packetId, correct: body.correct, ...(body.tool === undefined ? {} : { tool: body.tool }) };
+/**
+ * A validated body as the proto request it is the JSON of (router.proto), so every door
+ * hands GatewayDeps the same message. Roles were accepted in either case; proto JSON
+ * names them in capitals.
+ */
+export function protoRequest<Desc extends DescMessage>(desc: Desc, body: object): MessageShape<Desc> {
+  const { history } = body as { history?: TurnBody[] };
+  const json = history ? { ...body, history: history.map((turn) => ({ ...turn, role: turn.role.toUpperCase() })) } : body;
+  return fromJson(desc, json as JsonValue);
 }

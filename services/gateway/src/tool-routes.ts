@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { AddExamplesResponseSchema, ListToolsResponseSchema, RouteResponseSchema, ToolDefinitionSchema } from "@switchyard/packet";
+import { AddExamplesRequestSchema, AddExamplesResponseSchema, ListToolsResponseSchema, RouteRequestSchema, RouteResponseSchema, ToolDefinitionSchema } from "@switchyard/packet";
 import type { GatewayDeps } from "./deps.js";
-import { listToolsJson, messageJson, routeResponseJson } from "./json.js";
-import { requestSchemas, toRouteInput } from "./requests.js";
+import { listToolsJson, messageJson } from "./json.js";
+import { protoRequest, requestSchemas } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
 import { errorResponse, protoResponse } from "./response-schemas.js";
 
@@ -29,7 +29,7 @@ export function toolRoutes(deps: Pick<GatewayDeps, "route" | "listTools" | "addE
           },
         },
       },
-      async (request) => routeResponseJson(await deps.route(request.tenant, toRouteInput(request.body))),
+      async (request) => messageJson(RouteResponseSchema, await deps.route(request.tenant, protoRequest(RouteRequestSchema, request.body))),
     );
 
     app.get(
@@ -63,7 +63,7 @@ export function toolRoutes(deps: Pick<GatewayDeps, "route" | "listTools" | "addE
         },
       },
       async (request) =>
-        messageJson(AddExamplesResponseSchema, await deps.addExamples(request.tenant, request.params.name, request.body.examples)),
+        messageJson(AddExamplesResponseSchema, await deps.addExamples(request.tenant, protoRequest(AddExamplesRequestSchema, { tool: request.params.name, ...request.body }))),
     );
     app.post(
       "/v1/tools/:name/approve",

@@ -7,6 +7,7 @@ import {
   Packet_State,
   routingOf,
   RoutingCandidate_Source,
+  RouteResponseSchema,
   RoutingCandidateSchema,
   requestApproval,
   SelectedToolSchema,
@@ -17,13 +18,35 @@ import {
   toValue,
   toolVisibleTo,
 } from "@switchyard/packet";
-import type { Packet, RegisteredServer, ToolDefinition } from "@switchyard/packet";
+import type {
+  AddExamplesRequest,
+  FeedbackRequest,
+  Packet,
+  RankToolsRequest,
+  RegisteredServer,
+  RouteRequest,
+  SubmitCallRequest,
+  SubmitPacketRequest,
+  ToolDefinition,
+  Turn,
+} from "@switchyard/packet";
 import { approveCall, denyCall } from "../src/approvals.js";
 import { callPacket, resolveTool } from "../src/direct-call.js";
 import { withShown } from "../src/mcp-session.js";
-import type { CallInput } from "../src/direct-call.js";
 import { GatewayError, ownedBy } from "../src/deps.js";
-import type { FeedbackInput, GatewayDeps, RankToolsInput, RouteInput, RouteOutput, SubmitInput } from "../src/deps.js";
+import type { GatewayDeps } from "../src/deps.js";
+
+/** What a door handed over, as the tests read it: the request's fields, the tenant beside them. */
+export interface Submitted {
+  tenant: string;
+  message: string;
+  sessionId?: string;
+  history: Turn[];
+  tools: string[];
+  pools: string[];
+  domains: string[];
+  wait: boolean;
+}
 
 /** A message that makes the in-memory fleet stop at AWAITING_APPROVAL, as a write tool would. */
 export const NEEDS_APPROVAL = "write the report to disk";
@@ -72,8 +95,9 @@ export class InMemoryGatewayDeps implements GatewayDeps {
   constructor(readonly tools: readonly ToolDefinition[] = ALL_TOOLS) {}
 
   readonly packets = new Map<string, Packet>();
-  readonly submitted: SubmitInput[] = [];
-  readonly routed: RouteInput[] = [];
+  readonly submitted: Submitted[] = [];
+  /** Route requests as handed over: their fields. */
+  readonly routed: Pick<RouteRequest, "message" | "history" | "topK" | "tools" | "pools" | "domains">[] = [];
   /** The tenant of each route() call, in order. */
   readonly routedTenants: string[] = [];
   ready = true;
@@ -82,7 +106,9 @@ export class InMemoryGatewayDeps implements GatewayDeps {
   /** What route() answers as warnings, as a router that fell back would. */
   routeWarnings: string[] = [];
 
-  async submitPacket(input: SubmitInput) {
+  async submitPacket(tenant: string, request: SubmitPacketRequest) {
+    const { message, sessionId, history, tools, pools, domains } = request;
+    const input: Submitted = { tenant, message, ...(sessionId ? { sessionId } : {}), history, tools, pools, domains, wait: request.wait ?? true };
     this.submitted.push(input);
     const packet = newPacket({
       message: input.message,
@@ -108,14 +134,15 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return { packet, finished: true };
   }
 
-  readonly calls: CallInput[] = [];
+  /** The calls handed over, each with the caller's tenant. */
+  readonly calls: (SubmitCallRequest & { tenant: string })[] = [];
 
   /** A call as the fleet would end it: a write waits for approval, a read runs and echoes its arguments. */
-  async submitCall(input: CallInput) {
-    this.calls.push(input);
-    const tool = resolveTool(input.tool, this.tools, input.tenant);
+  async submitCall(tenant: string, input: SubmitCallRequest) {
+    this.calls.push({ ...input, tenant });
+    const tool = resolveTool(input.tool, this.tools, tenant);
     const packet = callPacket(input, tool, 3);
-    packet.header!.tenant = input.tenant;
+    packet.header!.tenant = tenant;
     this.packets.set(packet.header!.packetId, packet);
     const routing = routingOf(packet);
     if (tool.sideEffect !== ToolDefinition_SideEffect.READ) {
@@ -124,7 +151,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
       return { packet: finish(packet, Packet_State.AWAITING_APPROVAL, `awaiting approval: ${tool.name} writes`), finished: true };
     }
     routing.executionStatus = ToolRoutingState_ExecutionStatus.EXECUTED;
-    routing.executionResult = create(ToolExecutionResultSchema, { success: true, output: toValue(`${tool.name} ${JSON.stringify(input.arguments)}`) });
+    routing.executionResult = create(ToolExecutionResultSchema, { success: true, output: toValue(`${tool.name} ${JSON.stringify(input.arguments ?? {})}`) });
     return { packet: finish(packet, Packet_State.COMPLETED, `done: ${tool.name} ran`), finished: true };
   }
 
@@ -147,9 +174,10 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return packet;
   }
 
-  async route(tenant: string, input: RouteInput): Promise<RouteOutput> {
+  async route(tenant: string, input: RouteRequest) {
     if (this.failure) throw this.failure;
-    this.routed.push(input);
+    const { message, history, topK, tools, pools, domains } = input;
+    this.routed.push({ message, history, topK, tools, pools, domains });
     this.routedTenants.push(tenant);
     const allowed = (tool: ToolDefinition) => toolVisibleTo(tool, tenant) && (input.tools.length === 0 || input.tools.includes(tool.name));
     const candidates = this.tools.filter(allowed)
@@ -161,7 +189,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
           source: tool.core ? RoutingCandidate_Source.CORE : RoutingCandidate_Source.SEMANTIC,
         }),
       );
-    return { candidates, warnings: this.routeWarnings };
+    return create(RouteResponseSchema, { candidates, warnings: this.routeWarnings });
   }
 
   readonly sessions = new Map<string, string[]>();
@@ -176,10 +204,10 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return after;
   }
 
-  readonly ranked: RankToolsInput[] = [];
+  readonly ranked: RankToolsRequest[] = [];
 
   /** Ranks like a lexical router would, crudely: tools whose name or description shares more of the message's words first. */
-  async rankTools(_tenant: string, input: RankToolsInput) {
+  async rankTools(_tenant: string, input: RankToolsRequest) {
     this.ranked.push(input);
     const words = new Set(input.message.toLowerCase().match(/[a-z]+/g) ?? []);
     const overlap = (tool: ToolDefinition) => (`${tool.name} ${tool.description}`.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => words.has(w)).length;
@@ -196,11 +224,14 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return this.tools.filter((tool) => toolVisibleTo(tool, tenant));
   }
 
-  readonly feedbacks: FeedbackInput[] = [];
+  /** Feedback as handed over: the packet, `correct` and, when given, `tool`. */
+  readonly feedbacks: { packetId: string; correct?: boolean; tool?: string }[] = [];
   readonly added: { tool: string; examples: string[] }[] = [];
 
   /** Like the router: an unknown packet or tool is not found; the packet's own tool loses its prompt. */
-  async feedback(tenant: string, input: FeedbackInput) {
+  async feedback(tenant: string, request: FeedbackRequest) {
+    const { packetId, correct } = request;
+    const input = { packetId, ...(correct === undefined ? {} : { correct }), ...(request.tool ? { tool: request.tool } : {}) };
     this.feedbacks.push(input);
     const packet = ownedBy(this.packets.get(input.packetId), tenant);
     if (!packet) throw new GatewayError("not_found", `no packet with id ${input.packetId}`);
@@ -215,7 +246,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     });
   }
 
-  async addExamples(tenant: string, tool: string, examples: string[]) {
+  async addExamples(tenant: string, { tool, examples }: AddExamplesRequest) {
     this.added.push({ tool, examples });
     if (!this.tools.some((t) => t.name === tool && toolVisibleTo(t, tenant))) throw new GatewayError("not_found", `no tool named ${tool}`);
     return create(AddExamplesResponseSchema, { tool, added: examples.length, examples });
