@@ -43,6 +43,8 @@ export type {
 } from "./gen/switchyard/v1/packet_pb.js";
 export {
   AddExamplesRequestSchema,
+  ApprovePacketRequestSchema,
+  DenyPacketRequestSchema,
   AddExamplesResponseSchema,
   FeedbackRequestSchema,
   FeedbackResponseSchema,

@@ -43,6 +43,37 @@ export function protoJsonSchemas(roots: readonly DescMessage[]): JsonSchemaObjec
   return [...seen.values()];
 }
 
+/** What a request field adds to its proto type: JSON Schema keywords (limits, description, default), and for a list, its items'. */
+export interface FieldRule {
+  /** The field must be given (proto3 cannot say so). */
+  required?: boolean;
+  schema?: JsonSchemaObject;
+  items?: JsonSchemaObject;
+}
+
+/** Rules by message (full type name), then by field (JSON name). */
+export type RequestRules = Record<string, Record<string, FieldRule>>;
+
+/**
+ * The JSON Schema of a request body: its message's fields in the proto3 JSON mapping, each
+ * with its rules, nested messages inline with theirs, and no other field. `omit`: the
+ * message's fields that come from elsewhere (the URL path).
+ */
+export function requestBodySchema(desc: DescMessage, rules: RequestRules, omit: readonly string[] = []): JsonSchemaObject {
+  const own = rules[desc.typeName] ?? {};
+  const properties: JsonSchemaObject = {};
+  const required: string[] = [];
+  for (const field of desc.fields) {
+    if (omit.includes(field.jsonName)) continue;
+    const rule = own[field.jsonName] ?? {};
+    const base = field.message && !(field.message.typeName in WELL_KNOWN) ? requestBodySchema(field.message, rules) : undefined;
+    const schema = field.fieldKind === "list" ? { type: "array", items: { ...(base ?? elementSchema(field)), ...rule.items } } : (base ?? fieldSchema(field));
+    properties[field.jsonName] = { ...schema, ...rule.schema };
+    if (rule.required) required.push(field.jsonName);
+  }
+  return { type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+}
+
 /** Fields that `toJson(…, { alwaysEmitImplicit: true })` writes even when they hold their default. */
 function emittedAlways(field: DescField): boolean {
   if (field.fieldKind === "list" || field.fieldKind === "map") return true;

@@ -1,17 +1,29 @@
 import { fromJson } from "@bufbuild/protobuf";
 import type { DescMessage, JsonValue, MessageShape } from "@bufbuild/protobuf";
-import { Turn_Role } from "@switchyard/packet";
+import {
+  AddExamplesRequestSchema,
+  ApprovePacketRequestSchema,
+  DenyPacketRequestSchema,
+  FeedbackRequestSchema,
+  RouteRequestSchema,
+  SubmitCallRequestSchema,
+  SubmitPacketRequestSchema,
+  Turn_Role,
+} from "@switchyard/packet";
 import type { Turn } from "@switchyard/packet";
 import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
-import type { Static, TSchema } from "@fastify/type-provider-typebox";
+import type { TSchema } from "@fastify/type-provider-typebox";
 import type { FastifySchemaValidationError } from "fastify";
 import { EXAMPLE_MAX_CHARS } from "@switchyard/learning";
+import { requestBodySchema } from "./proto-json-schema.js";
+import type { FieldRule, RequestRules } from "./proto-json-schema.js";
 
 /**
- * The requests both front doors accept. HTTP validates bodies with these
- * schemas through fastify, then reads them as their proto request (`protoRequest`);
- * gRPC turns its decoded message into the same JSON shape and runs the same
- * validator, so a rule and its error message exist once.
+ * The requests both front doors accept: each body's schema is its proto message
+ * (router.proto) in the JSON mapping plus the rules below. HTTP validates bodies with
+ * them through fastify, then reads them as their proto request (`protoRequest`); gRPC
+ * turns its decoded message into the same JSON shape and runs the same validator, so a
+ * field, a rule and its error message exist once.
  */
 
 /** Bounds on what a request may carry; the same for HTTP and gRPC. */
@@ -28,6 +40,8 @@ export const TOP_K_MAX = 50;
 const MAX_ID_CHARS = 128;
 const MAX_TOOL_NAME_CHARS = 256;
 const MAX_REASON_CHARS = 2000;
+/** A tool's catalog name, wherever a request names one. */
+const TOOL_NAME = { minLength: 1, maxLength: MAX_TOOL_NAME_CHARS };
 /** Longest pool or domain name. */
 export const MAX_GROUP_CHARS = 128;
 /** Most examples one request may add. */
@@ -37,120 +51,105 @@ export const MAX_EXAMPLES_PER_REQUEST = 50;
 const ROLE_NAMES = Object.keys(Turn_Role).filter((key) => Number.isNaN(Number(key)));
 const ROLE_SPELLINGS = [...ROLE_NAMES, ...ROLE_NAMES.map((name) => name.toLowerCase())];
 
-export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "maxHistoryTurns">) {
-  const turn = Type.Object(
-    {
-      role: Type.Enum(ROLE_SPELLINGS, { type: "string", description: "Who spoke; lowercase is accepted too" }),
-      content: Type.String(),
-    },
-    { additionalProperties: false },
-  );
-  const message = Type.String({ minLength: 1, maxLength: limits.maxMessageChars, description: "The user's latest turn" });
-  const history = Type.Array(turn, { maxItems: limits.maxHistoryTurns, description: "Earlier turns, oldest first" });
-  const toolName = Type.String({ minLength: 1, maxLength: MAX_TOOL_NAME_CHARS });
-  const tools = Type.Array(toolName, {
-    description: "Allow-list of tool names; absent or empty means the whole catalog",
-  });
-  // An example must hold something besides spaces.
-  const example = Type.String({ minLength: 1, maxLength: EXAMPLE_MAX_CHARS, pattern: "\\S" });
-  const examples = Type.Array(example, {
-    minItems: 1,
-    maxItems: MAX_EXAMPLES_PER_REQUEST,
-    description: "Example requests the tool serves, e.g. \"what's on my desktop?\"",
-  });
-  const group = Type.String({ minLength: 1, maxLength: MAX_GROUP_CHARS });
-  const pools = Type.Array(group, {
-    description: "Only tools of these pools (seed 004); absent or empty means all",
-  });
-  const domains = Type.Array(group, {
-    description: "Only tools serving one of these domains (seed 003), e.g. files, web; absent or empty means all",
-  });
-
+/**
+ * What the request bodies allow beyond their proto types: each limit and description once,
+ * by message and field. HTTP bodies, gRPC messages and the OpenAPI document all read it.
+ */
+export function requestRules(limits: Pick<GatewayLimits, "maxMessageChars" | "maxHistoryTurns">): RequestRules {
+  const message: FieldRule = { required: true, schema: { minLength: 1, maxLength: limits.maxMessageChars, description: "The user's latest turn" } };
+  const history: FieldRule = { schema: { maxItems: limits.maxHistoryTurns, description: "Earlier turns, oldest first" } };
+  const tools: FieldRule = { items: TOOL_NAME, schema: { description: "Allow-list of tool names; absent or empty means the whole catalog" } };
+  const group = { minLength: 1, maxLength: MAX_GROUP_CHARS };
+  const pools: FieldRule = { items: group, schema: { description: "Only tools of these pools (seed 004); absent or empty means all" } };
+  const domains: FieldRule = {
+    items: group,
+    schema: { description: "Only tools serving one of these domains (seed 003), e.g. files, web; absent or empty means all" },
+  };
+  const sessionId: FieldRule = { schema: { minLength: 1, maxLength: MAX_ID_CHARS } };
+  const wait: FieldRule = { schema: { default: true, description: "Wait for the finished packet, or return 202 with its id at once" } };
   return {
-    submitPacket: Type.Object(
-      {
-        message,
-        sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ID_CHARS })),
-        history: Type.Optional(history),
-        tools: Type.Optional(tools),
-        pools: Type.Optional(pools),
-        domains: Type.Optional(domains),
-        wait: Type.Optional(
-          Type.Boolean({ default: true, description: "Wait for the finished packet, or return 202 with its id at once" }),
-        ),
+    "switchyard.v1.Turn": {
+      role: { required: true, schema: { enum: ROLE_SPELLINGS, description: "Who spoke; lowercase is accepted too" } },
+      content: { required: true },
+    },
+    "switchyard.v1.SubmitPacketRequest": { message, sessionId, history, tools, pools, domains, wait },
+    "switchyard.v1.RouteRequest": {
+      message,
+      history,
+      topK: { schema: { minimum: 1, maximum: TOP_K_MAX, description: "Semantic candidates to return; absent: the router's default" } },
+      tools,
+      pools,
+      domains,
+    },
+    "switchyard.v1.SubmitCallRequest": {
+      tool: {
+        required: true,
+        schema: { ...TOOL_NAME, description: "The tool's catalog name, or its bare name on its server when only one tool has it (write_file)" },
       },
-      { additionalProperties: false },
-    ),
-    route: Type.Object(
-      {
-        message,
-        history: Type.Optional(history),
-        topK: Type.Optional(
-          Type.Integer({ minimum: 1, maximum: TOP_K_MAX, description: "Semantic candidates to return; absent: the router's default" }),
-        ),
-        tools: Type.Optional(tools),
-        pools: Type.Optional(pools),
-        domains: Type.Optional(domains),
+      arguments: { schema: { description: "The call's arguments; the review checks them against the tool's inputSchema" } },
+      message: { schema: { minLength: 1, maxLength: limits.maxMessageChars, description: "What the user asked, for the review and the audit trail" } },
+      sessionId,
+      wait,
+    },
+    "switchyard.v1.FeedbackRequest": {
+      correct: { required: true, schema: { description: "Whether the packet's tool was the right one for its request" } },
+      tool: {
+        schema: { ...TOOL_NAME, description: "With correct=false: the tool that should have been chosen; the packet's query becomes its example" },
       },
-      { additionalProperties: false },
-    ),
-    submitCall: Type.Object(
-      {
-        tool: Type.String({
-          minLength: 1,
-          maxLength: MAX_TOOL_NAME_CHARS,
-          description: "The tool's catalog name, or its bare name on its server when only one tool has it (write_file)",
-        }),
-        arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The call's arguments; the review checks them against the tool's inputSchema" })),
-        message: Type.Optional(Type.String({ minLength: 1, maxLength: limits.maxMessageChars, description: "What the user asked, for the review and the audit trail" })),
-        sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ID_CHARS })),
-        wait: Type.Optional(
-          Type.Boolean({ default: true, description: "Wait for the finished packet, or return 202 with its id at once" }),
-        ),
+    },
+    "switchyard.v1.AddExamplesRequest": {
+      tool: { required: true, schema: TOOL_NAME },
+      examples: {
+        required: true,
+        schema: { minItems: 1, maxItems: MAX_EXAMPLES_PER_REQUEST, description: "Example requests the tool serves, e.g. \"what's on my desktop?\"" },
+        // An example must hold something besides spaces.
+        items: { minLength: 1, maxLength: EXAMPLE_MAX_CHARS, pattern: "\\S" },
       },
-      { additionalProperties: false },
-    ),
+    },
+    "switchyard.v1.ApprovePacketRequest": {
+      callHash: {
+        schema: {
+          pattern: "^[0-9a-f]{64}$",
+          description: "The call the user saw (toolRouting.approval.callHash): the approval is refused unless it is still the packet's call",
+        },
+      },
+    },
+    "switchyard.v1.DenyPacketRequest": { reason: { schema: { maxLength: MAX_REASON_CHARS, description: "Why the call was denied" } } },
+  };
+}
+
+/** A request body's schema from its proto message and the rules; typed as the JSON it is. */
+function body<T>(desc: DescMessage, rules: RequestRules, omit: readonly string[] = []) {
+  return Type.Unsafe<T>(requestBodySchema(desc, rules, omit));
+}
+
+/** The bodies and path parameters the doors validate. */
+export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "maxHistoryTurns">) {
+  const rules = requestRules(limits);
+  return {
+    submitPacket: body<{ history?: TurnBody[] }>(SubmitPacketRequestSchema, rules),
+    route: body<{ history?: TurnBody[] }>(RouteRequestSchema, rules),
+    submitCall: body<object>(SubmitCallRequestSchema, rules),
+    feedback: body<{ correct: boolean; tool?: string }>(FeedbackRequestSchema, rules, ["packetId"]),
+    addExamples: body<{ examples: string[] }>(AddExamplesRequestSchema, rules, ["tool"]),
+    /** AddExamplesRequest as gRPC carries it: the tool's name in the message, not in the path. */
+    toolExamples: body<{ tool: string; examples: string[] }>(AddExamplesRequestSchema, rules),
+    approve: body<{ callHash?: string }>(ApprovePacketRequestSchema, rules, ["packetId"]),
+    deny: body<{ reason?: string }>(DenyPacketRequestSchema, rules, ["packetId"]),
     packetRef: Type.Object(
       // The id is a key of the packets bucket; anything else could not name a packet.
       { packetId: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS, pattern: "^[A-Za-z0-9_-]+$" }) },
       { additionalProperties: false },
     ),
-    toolRef: Type.Object({ name: toolName }, { additionalProperties: false }),
-    feedback: Type.Object(
-      {
-        correct: Type.Boolean({ description: "Whether the packet's tool was the right one for its request" }),
-        tool: Type.Optional(
-          Type.String({
-            minLength: 1,
-            maxLength: MAX_TOOL_NAME_CHARS,
-            description: "With correct=false: the tool that should have been chosen; the packet's query becomes its example",
-          }),
-        ),
-      },
-      { additionalProperties: false },
-    ),
-    addExamples: Type.Object({ examples }, { additionalProperties: false }),
-    /** AddExamplesRequest as gRPC carries it: the tool's name in the message, not in the path. */
-    toolExamples: Type.Object({ tool: toolName, examples }, { additionalProperties: false }),
-    approve: Type.Object(
-      {
-        callHash: Type.Optional(
-          Type.String({
-            pattern: "^[0-9a-f]{64}$",
-            description: "The call the user saw (toolRouting.approval.callHash): the approval is refused unless it is still the packet's call",
-          }),
-        ),
-      },
-      { additionalProperties: false },
-    ),
-    deny: Type.Object(
-      { reason: Type.Optional(Type.String({ maxLength: MAX_REASON_CHARS, description: "Why the call was denied" })) },
-      { additionalProperties: false },
-    ),
+    toolRef: Type.Object({ name: Type.String(TOOL_NAME) }, { additionalProperties: false }),
   };
 }
 
-type TurnBody = NonNullable<Static<ReturnType<typeof requestSchemas>["submitPacket"]>["history"]>[number];
+/** A turn as a body carries it: the role by name, in either case. */
+interface TurnBody {
+  role: string;
+  content: string;
+}
 
 /** A rejected request: what is wrong, and the field at fault when there is one ("history/3/role"). */
 export interface ValidationFailure {
