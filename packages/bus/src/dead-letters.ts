@@ -1,6 +1,6 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
-import type { ConsumerMessages, JetStreamManager, JsMsg } from "@nats-io/jetstream";
+import type { ConsumerMessages, JetStreamManager, JsMsg, StoredMsg } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import { create } from "@bufbuild/protobuf";
 import { addReflection, decodePacket, finish, Packet_State, PacketSchema } from "@switchyard/packet";
@@ -8,7 +8,8 @@ import type { Packet } from "@switchyard/packet";
 import type { Logger } from "@switchyard/telemetry";
 import { forgetAttempt, readAttempt } from "./attempts.js";
 import type { Attempt } from "./attempts.js";
-import { storeFinishedPacket } from "./packet-bus.js";
+import { Headers } from "./headers.js";
+import { loadPacket, storeFinishedPacket } from "./packet-bus.js";
 import { addOrUpdateConsumer, addOrUpdateStream, NS_PER_MS, PACKETS_STREAM, setUpTopology } from "./topology.js";
 import type { TopologyOptions } from "./topology.js";
 
@@ -58,9 +59,13 @@ export async function ensureDeadLetters(nc: NatsConnection, options: TopologyOpt
   await setUpTopology(() => addOrUpdateConsumer(jsm, DEAD_LETTERS_STREAM, config));
 }
 
+function isTerminated(advisory: DeadLetterAdvisory): boolean {
+  return advisory.type.endsWith(".terminated");
+}
+
 /** Why the packet ended, as its FAILED reason says it. */
 export function deadLetterReason(advisory: DeadLetterAdvisory, attempt: Attempt | undefined): string {
-  if (advisory.type.endsWith(".terminated")) {
+  if (isTerminated(advisory)) {
     return `terminated at stage ${advisory.consumer}: ${advisory.reason || attempt?.error || "no reason given"}`;
   }
   const last = attempt ? `: ${attempt.error}` : "";
@@ -107,6 +112,10 @@ export async function startDeadLetterWorker(options: {
  * `GET /v1/packets/{id}` reads it and announced to a waiting gateway. A packet message that
  * used up its deliveries is still in the work-queue stream; it is read from there, then
  * deleted. A terminated one is gone already: its id comes from the attempt kept for it.
+ * JetStream also reports as terminated any message removed while a consumer held it (on a
+ * server restarted after a crash, the messages it had handed out and missed the acks of):
+ * no stage gave up on those, so a terminated record counts only when the stage's attempt says
+ * it terminated the message. A packet that has ended already is not ended a second time.
  */
 async function handleDeadLetter(
   options: { nc: NatsConnection; packets: KV; attempts: KV; logger: Logger; onEnded?: (packet: Packet) => void },
@@ -116,28 +125,44 @@ async function handleDeadLetter(
   const advisory = msg.json<DeadLetterAdvisory>();
   if (advisory.stream !== PACKETS_STREAM) return;
   const seq = advisory.stream_seq;
-  const stored = await jsm.streams.getMessage(PACKETS_STREAM, { seq }).catch(() => null);
   const attempt = await readAttempt(options.attempts, seq);
+  if (isTerminated(advisory) && !(attempt?.terminated && attempt.stage === advisory.consumer)) {
+    // Its packet went on (or goes on) as usual; the message, if still there, is still to be worked on.
+    options.logger.info({ stage: advisory.consumer, streamSeq: seq }, "message no stage terminated: not dead-lettered");
+    return;
+  }
+  const stored = await jsm.streams.getMessage(PACKETS_STREAM, { seq }).catch(() => null);
   const reason = deadLetterReason(advisory, attempt);
-  const packet = packetOf(stored?.data, attempt);
-  if (packet) {
+  const packet = packetOf(stored, attempt);
+  const ended = packet ? await hasEnded(options.packets, packet.header!.packetId) : false;
+  if (packet && !ended) {
     addReflection(packet, { step: "dead_letter", summary: reason });
     finish(packet, Packet_State.FAILED, reason);
     await storeFinishedPacket(options.nc, options.packets, packet);
     options.onEnded?.(packet);
   }
-  options.logger.warn({ packetId: packet?.header?.packetId, stage: advisory.consumer, streamSeq: seq, reason }, "packet dead-lettered");
+  options.logger.warn({ packetId: packet?.header?.packetId, stage: advisory.consumer, streamSeq: seq, reason, ended }, "packet dead-lettered");
   if (stored) await jsm.streams.deleteMessage(PACKETS_STREAM, seq).catch(() => false);
   await forgetAttempt(options.attempts, seq);
 }
 
-function packetOf(data: Uint8Array | undefined, attempt: Attempt | undefined): Packet | undefined {
-  if (data) {
+/** True when the packet is stored COMPLETED or FAILED: another copy of it finished, and it ends once. */
+async function hasEnded(packets: KV, packetId: string): Promise<boolean> {
+  const state = (await loadPacket(packets, packetId))?.state;
+  return state === Packet_State.COMPLETED || state === Packet_State.FAILED;
+}
+
+/** The dead-lettered message's packet; when its bytes are no packet, an empty one under the id and tenant its attempt or headers name. */
+function packetOf(stored: StoredMsg | null, attempt: Attempt | undefined): Packet | undefined {
+  if (stored) {
     try {
-      return decodePacket(data);
+      const packet = decodePacket(stored.data);
+      if (packet.header?.packetId) return packet;
     } catch {
-      // An undecodable message: fall back to the id and tenant its attempt recorded.
+      // An undecodable message: fall back to the id and tenant named beside it.
     }
   }
-  return attempt?.packetId ? create(PacketSchema, { header: { packetId: attempt.packetId, tenant: attempt.tenant } }) : undefined;
+  const packetId = attempt?.packetId || stored?.header?.get(Headers.PacketId);
+  const tenant = attempt?.tenant || stored?.header?.get(Headers.Tenant) || "";
+  return packetId ? create(PacketSchema, { header: { packetId, tenant } }) : undefined;
 }

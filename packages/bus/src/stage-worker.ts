@@ -44,7 +44,10 @@ export interface StageWorkerOptions {
   heartbeatMs?: number;
   /** Least wait before a packet given back (`nak`) is delivered again; see RetryLater. @default 1000 */
   retryDelayMs?: number;
-  /** Where the last error of each delivery is kept, for the dead-letter record's reason; absent: not kept. */
+  /**
+   * Where the last error of each delivery is kept, for the dead-letter record's reason; absent: not
+   * kept, and the packet of a message that is no packet is not ended FAILED (nothing says it was terminated).
+   */
   attempts?: KV;
   /** Told of each packet the worker ends without running the stage (past its deadline), for the finished-packet metrics. */
   onEnded?: (packet: Packet) => void;
@@ -106,7 +109,9 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
     // Nothing can ever make a packet of these bytes: retrying is pointless.
     const reason = `invalid packet message: ${errorMessage(error)}`;
     logger.error({ err: error, packetId: msg.headers?.get(Headers.PacketId) }, "invalid packet message");
-    await recordAttempt(options.attempts, msg, stage, reason).catch(() => undefined);
+    // Terminated only once the attempt says so: the dead-letter worker ends a terminated message's
+    // packet only then. Should keeping it fail (NATS away), the error gives the message back instead.
+    await recordAttempt(options.attempts, msg, stage, reason, true);
     // No reason on the term itself: servers before 2.10 take "+TERM <reason>" for neither a
     // term nor an ack. The dead-letter record reads the reason from the attempt kept above.
     msg.term();
