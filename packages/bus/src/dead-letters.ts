@@ -9,7 +9,7 @@ import type { Logger } from "@switchyard/telemetry";
 import { forgetAttempt, readAttempt } from "./attempts.js";
 import type { Attempt } from "./attempts.js";
 import { Headers } from "./headers.js";
-import { loadPacket, storeFinishedPacket } from "./packet-bus.js";
+import { hasEnded, storeFinishedPacket } from "./packet-bus.js";
 import { addOrUpdateConsumer, addOrUpdateStream, NS_PER_MS, PACKETS_STREAM, setUpTopology } from "./topology.js";
 import type { TopologyOptions } from "./topology.js";
 
@@ -144,12 +144,6 @@ async function handleDeadLetter(
   options.logger.warn({ packetId: packet?.header?.packetId, stage: advisory.consumer, streamSeq: seq, reason, ended }, "packet dead-lettered");
   if (stored) await jsm.streams.deleteMessage(PACKETS_STREAM, seq).catch(() => false);
   await forgetAttempt(options.attempts, seq);
-}
-
-/** True when the packet is stored COMPLETED or FAILED: another copy of it finished, and it ends once. */
-async function hasEnded(packets: KV, packetId: string): Promise<boolean> {
-  const state = (await loadPacket(packets, packetId))?.state;
-  return state === Packet_State.COMPLETED || state === Packet_State.FAILED;
 }
 
 /** The dead-lettered message's packet; when its bytes are no packet, an empty one under the id and tenant its attempt or headers name. */

@@ -6,7 +6,7 @@ import { context, SpanKind, trace } from "@opentelemetry/api";
 import type { Tracer } from "@opentelemetry/api";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampNow } from "@bufbuild/protobuf/wkt";
-import { decodePacket, encodePacket, HopSchema } from "@switchyard/packet";
+import { decodePacket, encodePacket, HopSchema, Packet_State } from "@switchyard/packet";
 import type { Packet, Stage } from "@switchyard/packet";
 import { INSTANCE } from "@switchyard/telemetry";
 import { packetMessageAttributes } from "./attributes.js";
@@ -94,4 +94,10 @@ export async function loadPacket(packets: KV, packetId: string): Promise<Packet 
   const entry = await packets.get(packetId);
   if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return undefined;
   return decodePacket(entry.value);
+}
+
+/** True when the packet is stored COMPLETED or FAILED: a copy of it finished already, and a packet ends once. */
+export async function hasEnded(packets: KV, packetId: string): Promise<boolean> {
+  const state = (await loadPacket(packets, packetId))?.state;
+  return state === Packet_State.COMPLETED || state === Packet_State.FAILED;
 }

@@ -14,7 +14,7 @@ import { Headers } from "./headers.js";
 import { recordAttempt } from "./attempts.js";
 import { isNatsFailure, retryWhileTransient } from "./nats-failure.js";
 import { remainingMs } from "./deadline.js";
-import { publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
+import { hasEnded, publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 import { RetryLater } from "./stage-errors.js";
 import { PACKETS_STREAM, setUpTopology } from "./topology.js";
 import { packetSubject } from "./subjects.js";
@@ -136,6 +136,11 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
   await context.with(withPacketId(trace.setSpan(parent, span), packet.header?.packetId ?? ""), async () => {
     try {
       const outcome = await runStage(options, packet);
+      if (outcome === "stale") {
+        logger.info({ packetId: packet.header?.packetId }, "a copy of a packet that has ended: dropped");
+        await confirmAck(msg, logger, packet);
+        return;
+      }
       span.setAttributes(stageOutcomeAttributes(packet, options.content));
       recordHop(packet, service, clock);
       // Handing on is tried again while JetStream elects a stream's leader: giving the message
@@ -175,9 +180,12 @@ function errorMessage(error: unknown): string {
  * looping on it, unless it asked to be retried (RetryLater). A packet past its deadline ends
  * FAILED without running.
  */
-async function runStage(options: StageWorkerOptions, packet: Packet): Promise<StageOutcome> {
+async function runStage(options: StageWorkerOptions, packet: Packet): Promise<StageOutcome | "stale"> {
   const left = remainingMs(packet);
   if (left !== undefined && left <= 0) {
+    // A copy delivered again long after its packet finished (JetStream redelivers acked
+    // messages after a server's crash) is stale, not late: the packet ends once.
+    if (await hasEnded(options.packets, packet.header!.packetId)) return "stale";
     const reason = `deadline exceeded at ${options.stage}`;
     addReflection(packet, { step: options.stage, summary: reason });
     finish(packet, Packet_State.FAILED, reason);

@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { context, trace } from "@opentelemetry/api";
 import type { KV } from "@nats-io/kv";
 import { create } from "@bufbuild/protobuf";
-import { decodePacket, encodePacket, finish, newPacket, Packet_State, ToolDefinitionSchema } from "@switchyard/packet";
+import { decodePacket, encodePacket, finish, newPacket, Packet_State, PacketSchema, ToolDefinitionSchema } from "@switchyard/packet";
 import type { Stage, StageOutcome, Packet } from "@switchyard/packet";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
 import { createLogger, initTracing } from "@switchyard/telemetry";
@@ -164,6 +164,39 @@ describe("bus", () => {
     for await (const m of done) finished = decodePacket(m.data);
     assert.equal(finished?.state, Packet_State.FAILED);
     assert.equal(finished?.stateReason, "deadline exceeded at intent");
+    assert.equal(ran, false);
+    await worker.stop();
+  });
+
+  it("bus - a copy past its deadline whose packet has ended already is dropped: the packet ends once", async () => {
+    let ran = false;
+    const worker = await startStageWorker({
+      nc, stage: "intent", service: "intent", packets, tracer: tracing.tracer, logger,
+      handle: (): StageOutcome => { ran = true; return { next: "route" }; },
+    });
+    const packet = newPacket({ message: "x" });
+    setDeadline(packet, 1);
+    recordHop(packet, "gateway", startHopClock());
+    // The packet finished by another copy, as a stage would have stored it.
+    const ended = create(PacketSchema, packet);
+    finish(ended, Packet_State.COMPLETED, "done by the copy before");
+    await packets.put(packet.header!.packetId, encodePacket(ended));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const announced: Packet[] = [];
+    const done = nc.subscribe(doneSubject(packet.header!.packetId), { callback: (_error, m) => void announced.push(decodePacket(m.data)) });
+    await publishPacket(jetstream(nc), tracing.tracer, "intent", packet);
+    // Acked and gone from the stream once the worker dropped it.
+    const jsm = await jetstreamManager(nc);
+    const inConsumer = async () => {
+      const info = await jsm.consumers.info(PACKETS_STREAM, "intent");
+      return info.num_ack_pending + info.num_pending;
+    };
+    for (const until = Date.now() + 10_000; (await inConsumer()) > 0 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(await inConsumer(), 0, "the copy was taken and acked");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    done.unsubscribe();
+    assert.deepEqual(announced, [], "not announced again");
+    assert.equal((await loadPacket(packets, packet.header!.packetId))?.state, Packet_State.COMPLETED, "still stored as it ended");
     assert.equal(ran, false);
     await worker.stop();
   });
