@@ -148,40 +148,38 @@ describe("bus", () => {
     await worker.stop();
   });
 
-  it("bus - a packet past its deadline ends FAILED at the stage that finds it, without running the stage", async () => {
-    let ran = false;
+  /** An intent worker that notes whether its stage ran, and a packet already past its deadline. */
+  async function pastDeadline() {
+    const stage = { ran: false };
     const worker = await startStageWorker({
       nc, stage: "intent", service: "intent", packets, tracer: tracing.tracer, logger,
-      handle: (): StageOutcome => { ran = true; return { next: "route" }; },
+      handle: (): StageOutcome => { stage.ran = true; return { next: "route" }; },
     });
     const packet = newPacket({ message: "x" });
     setDeadline(packet, 1);
     recordHop(packet, "gateway", startHopClock());
     await new Promise((resolve) => setTimeout(resolve, 5));
+    return { stage, worker, packet };
+  }
+
+  it("bus - a packet past its deadline ends FAILED at the stage that finds it, without running the stage", async () => {
+    const { stage, worker, packet } = await pastDeadline();
     const done = nc.subscribe(doneSubject(packet.header!.packetId), { max: 1 });
     await publishPacket(jetstream(nc), tracing.tracer, "intent", packet);
     let finished: Packet | undefined;
     for await (const m of done) finished = decodePacket(m.data);
     assert.equal(finished?.state, Packet_State.FAILED);
     assert.equal(finished?.stateReason, "deadline exceeded at intent");
-    assert.equal(ran, false);
+    assert.equal(stage.ran, false);
     await worker.stop();
   });
 
   it("bus - a copy past its deadline whose packet has ended already is dropped: the packet ends once", async () => {
-    let ran = false;
-    const worker = await startStageWorker({
-      nc, stage: "intent", service: "intent", packets, tracer: tracing.tracer, logger,
-      handle: (): StageOutcome => { ran = true; return { next: "route" }; },
-    });
-    const packet = newPacket({ message: "x" });
-    setDeadline(packet, 1);
-    recordHop(packet, "gateway", startHopClock());
+    const { stage, worker, packet } = await pastDeadline();
     // The packet finished by another copy, as a stage would have stored it.
     const ended = create(PacketSchema, packet);
     finish(ended, Packet_State.COMPLETED, "done by the copy before");
     await packets.put(packet.header!.packetId, encodePacket(ended));
-    await new Promise((resolve) => setTimeout(resolve, 5));
     const announced: Packet[] = [];
     const done = nc.subscribe(doneSubject(packet.header!.packetId), { callback: (_error, m) => void announced.push(decodePacket(m.data)) });
     await publishPacket(jetstream(nc), tracing.tracer, "intent", packet);
@@ -197,7 +195,7 @@ describe("bus", () => {
     done.unsubscribe();
     assert.deepEqual(announced, [], "not announced again");
     assert.equal((await loadPacket(packets, packet.header!.packetId))?.state, Packet_State.COMPLETED, "still stored as it ended");
-    assert.equal(ran, false);
+    assert.equal(stage.ran, false);
     await worker.stop();
   });
 
