@@ -31,7 +31,7 @@ async function run(args: BenchArgs): Promise<BenchRun> {
     case "route-http":
       return benchRouteHttp({ sizes: args.sizes, duration: args.duration, connections: args.connections, log });
     case "packet-e2e":
-      return benchPacketE2e({ sizes: args.sizes, duration: args.duration, connections: args.connections, log });
+      return benchPacketE2e({ sizes: args.sizes, duration: args.duration, connections: args.connections, cpuProfDir: args.cpuProf, log });
     case "mcp-doors":
       return benchMcpDoors({ duration: args.duration, connections: args.connections, log });
     case "tracing-cost":

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { DEFAULT_SIZES, parseBenchArgs } from "../src/perf/bench-args.js";
+import { categoryOf, processOf, summarize } from "../src/perf/cpu-profile.js";
 import { jsonLines, latencySummary, resultTable, writeResults } from "../src/perf/bench-result.js";
 import type { BenchResult } from "../src/perf/bench-result.js";
 import { describeGrowth, growth } from "../src/perf/growth.js";
@@ -25,6 +26,29 @@ describe("bench-perf", () => {
     assert.deepEqual(parseBenchArgs(["packet-e2e", "--sizes", "100000,1000"]).sizes, [1000, 100_000]);
     assert.equal(parseBenchArgs(["packet-e2e", "--duration", "5"]).duration, 5);
     assert.equal(parseBenchArgs(["--help"]).help, true);
+    assert.equal(parseBenchArgs(["packet-e2e", "--cpu-prof", "/tmp/profiles"]).cpuProf, "/tmp/profiles");
+    assert.equal(parseBenchArgs(["packet-e2e"]).cpuProf, undefined);
+  });
+
+  it("bench-perf - a CPU profile: its process by the code it ran, busy time by library, idle left out", () => {
+    const frame = (functionName: string, url: string) => ({ functionName, url });
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: frame("(idle)", "") },
+        { id: 2, callFrame: frame("decode", "file:///r/node_modules/.pnpm/@bufbuild+protobuf@2.17.0/node_modules/@bufbuild/protobuf/dist/esm/from-binary.js") },
+        { id: 3, callFrame: frame("handle", "file:///r/services/selector/dist/select.js") },
+        { id: 4, callFrame: frame("(garbage collector)", "") },
+      ],
+      samples: [1, 2, 2, 3, 4, 1],
+      timeDeltas: [5000, 1000, 1000, 1000, 1000, 9000],
+    };
+    assert.equal(processOf(profile.nodes), "selector");
+    assert.equal(processOf([{ id: 1, callFrame: frame("x", "node:internal/timers") }]), undefined);
+    assert.equal(categoryOf(frame("f", "file:///r/packages/bus/dist/stage-worker.js")), "@switchyard/bus");
+    assert.equal(categoryOf(frame("g", "node:internal/streams/writable")), "node: internals");
+    const { busyMs, byCategory } = summarize(profile);
+    assert.equal(busyMs, 4);
+    assert.deepEqual(Object.fromEntries(byCategory), { "@bufbuild/protobuf": 2, "services/selector": 1, GC: 1 });
   });
 
   it("bench-perf - arguments: a bad name, value or option is refused by name", () => {

@@ -19,6 +19,8 @@ export interface BenchArgs {
   /** tracing: packets per round; tracing-cost: rounds of each mode. */
   packets: number;
   rounds: number;
+  /** packet-e2e: where each service writes its CPU profile; undefined: none. */
+  cpuProf?: string;
   help: boolean;
 }
 
@@ -33,6 +35,7 @@ export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [opt
   packet-e2e     full packets through the six services and a real MCP read, beside five bare JetStream
                  hops and the MCP call alone   --duration <s> (default 60)  --connections <n> (default 16)
                  --sizes <n,...>     also with n dataset and synthetic tools in the catalog beside the MCP servers' (default none)
+                 --cpu-prof <dir>    a V8 CPU profile of each service there (sum them up: pnpm profile <dir> --packets N)
   tracing-cost   packet-e2e with tracing off and on (OTLP/HTTP to a local receiver)
                  --duration <s> (default 20)  --connections <n> (default 16)  --rounds <n> (default 2)
   tracing        wall time per packet hop with the OpenTelemetry SDK disabled, without an endpoint, exporting
@@ -57,6 +60,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       connections: { type: "string" },
       packets: { type: "string" },
       rounds: { type: "string" },
+      "cpu-prof": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -77,6 +81,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     connections: values.connections === undefined ? base.connections : whole(values.connections, "--connections", 1),
     packets: values.packets === undefined ? base.packets : whole(values.packets, "--packets", 1),
     rounds: values.rounds === undefined ? base.rounds : whole(values.rounds, "--rounds", 1),
+    ...(values["cpu-prof"] === undefined ? {} : { cpuProf: values["cpu-prof"] }),
     help: values.help,
   };
 }

@@ -33,6 +33,8 @@ export interface BenchFleetOptions {
   /** Tools written to the catalog bucket before the services start. */
   catalog?: readonly ToolDefinition[];
   env?: Record<string, string>;
+  /** Node options for every service (FleetOptions.nodeArgs). */
+  nodeArgs?: readonly string[];
 }
 
 export async function startBenchFleet(options: BenchFleetOptions = {}): Promise<BenchFleet> {
@@ -51,6 +53,7 @@ export async function startBenchFleet(options: BenchFleetOptions = {}): Promise<
     const fleet = await startFleet({
       natsUrl: nats.url,
       services: options.services,
+      ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
       readyTimeoutMs: 300_000,
       env: { ...localFleetEnv(workspace, dataDir), ...options.env },
       onLog: (service, _record, line) => {

@@ -21,6 +21,8 @@ export interface PacketE2eOptions {
   sizes: readonly number[];
   duration: number;
   connections: number;
+  /** Where each service writes a V8 CPU profile as it stops; undefined: none. */
+  cpuProfDir?: string | undefined;
   log: (line: string) => void;
 }
 
@@ -49,7 +51,9 @@ export async function benchPacketE2e(options: PacketE2eOptions): Promise<BenchRu
 async function packetRun(catalog: readonly ToolDefinition[] | undefined, options: PacketE2eOptions): Promise<BenchRun> {
   const added = catalog?.length ?? 0;
   options.log(`packet-e2e: starting nats-server and the six services${added ? ` with ${added} tools added to the catalog` : ""}`);
-  const fleet = await startPacketFleet({}, catalog);
+  // With --cpu-prof, each service writes a V8 CPU profile there when it stops (`pnpm profile <dir>` sums them up).
+  const profiling = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`, "--cpu-prof-interval=500"] : undefined;
+  const fleet = await startPacketFleet({}, catalog, profiling);
   try {
     const load = { connections: options.connections, duration: options.duration };
     await packetLoad(fleet.url, { ...load, duration: WARMUP_SECONDS });

@@ -23,8 +23,8 @@ export interface PacketFleet extends BenchFleet {
 }
 
 /** Starts the fleet and waits until a packet reads the file (the catalog is synced and indexed). */
-export async function startPacketFleet(env: Record<string, string> = {}, catalog?: readonly ToolDefinition[]): Promise<PacketFleet> {
-  const bench = await startBenchFleet({ env, catalog });
+export async function startPacketFleet(env: Record<string, string> = {}, catalog?: readonly ToolDefinition[], nodeArgs?: readonly string[]): Promise<PacketFleet> {
+  const bench = await startBenchFleet({ env, catalog, ...(nodeArgs ? { nodeArgs } : {}) });
   try {
     const deadline = Date.now() + READY_TIMEOUT_MS;
     for (;;) {

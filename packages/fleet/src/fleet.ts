@@ -39,6 +39,8 @@ export interface FleetOptions {
   env?: Record<string, string>;
   /** Environment per service. */
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Node options before each service's script, e.g. `--cpu-prof` for a profile of each process. @default none */
+  nodeArgs?: readonly string[];
   /** Which services to start. @default SERVICES */
   services?: readonly ServiceName[];
   /** Called with every log line of every service. */
@@ -110,7 +112,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
 
   const launch = (name: ServiceName): Promise<ServiceProcess> => {
     const bundle = options.bundles?.[name];
-    const child = spawn(process.execPath, [bundle ? "dist/main.js" : `services/${name}/dist/main.js`], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bundle ? "dist/main.js" : `services/${name}/dist/main.js`], {
       cwd: bundle ?? REPO_ROOT,
       env: localModeByDefault({ ...process.env, NATS_URL: options.natsUrl, ...options.env, ...options.serviceEnv?.[name] }),
       stdio: ["ignore", "pipe", "pipe"],
