@@ -2,14 +2,14 @@
 // the services write as they stop under `pnpm bench packet-e2e --cpu-prof <dir>`. One row per
 // process: busy time by library, and per packet when the bench's packet count is given. Idle
 // time is left out; start-up is in.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { processOf, summarize } from "./perf/cpu-profile.js";
 import type { CpuProfile } from "./perf/cpu-profile.js";
 
 const [dir, ...rest] = process.argv.slice(2);
-if (!dir) {
-  process.stderr.write("usage: pnpm profile <dir of .cpuprofile files> [--packets N] [--top K]\n");
+if (!dir || !existsSync(dir)) {
+  process.stderr.write(`${dir ? `no folder ${dir}\n` : ""}usage: pnpm profile <dir of .cpuprofile files> [--packets N] [--top K]\n`);
   process.exit(2);
 }
 const option = (name: string) => {

@@ -34,7 +34,8 @@ export function categoryOf({ functionName, url }: CallFrame): string {
   const ours = /\/(packages|services)\/([^/]+)\//.exec(url);
   if (ours) return ours[1] === "packages" ? `@switchyard/${ours[2]}` : `services/${ours[2]}`;
   if (url.startsWith("node:")) return "node: internals";
-  return url === "" ? `native (${functionName || "anonymous"})` : url;
+  // Frames without a script are the VM's and Node's own C++: socket and stdout writes, crypto, ….
+  return url === "" ? "native (writes, crypto, …)" : url;
 }
 
 /** Busy time (idle left out) and its split by category, from the profile's samples. */
@@ -47,7 +48,7 @@ export function summarize(profile: CpuProfile): { busyMs: number; byCategory: Ma
     if (frame.functionName === "(idle)") return;
     const ms = (profile.timeDeltas[i] ?? 0) / 1000;
     busyMs += ms;
-    const category = categoryOf(frame).startsWith("native (") ? "native (writes, crypto, …)" : categoryOf(frame);
+    const category = categoryOf(frame);
     byCategory.set(category, (byCategory.get(category) ?? 0) + ms);
   });
   return { busyMs, byCategory };

@@ -1,7 +1,7 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import { headers } from "@nats-io/nats-core";
-import type { NatsConnection } from "@nats-io/nats-core";
+import type { MsgHdrs, NatsConnection } from "@nats-io/nats-core";
 import { EXAMPLES_SUBJECT, FEEDBACK_SUBJECT, Headers, RANK_TOOLS_SUBJECT, requestReply, ROUTE_SUBJECT, ServiceError } from "@switchyard/bus";
 import {
   AddExamplesRequestSchema,
@@ -34,11 +34,8 @@ export function routerRequests(nc: NatsConnection, timeoutMs: number) {
     init: MessageInitShape<I>,
     tenant?: string,
   ): Promise<MessageShape<O>> {
-    // The tenant travels beside the request, not in it: RouteRequest is also the public body, which must not name one.
-    const requestHeaders = tenant === undefined ? undefined : headers();
-    if (tenant !== undefined) requestHeaders?.set(Headers.Tenant, tenant);
     try {
-      return fromBinary(output, await requestReply(nc, subject, toBinary(input, create(input, init)), timeoutMs, requestHeaders));
+      return fromBinary(output, await requestReply(nc, subject, toBinary(input, create(input, init)), timeoutMs, tenant === undefined ? undefined : tenantHeaders(tenant)));
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       const code = ROUTER_ERRORS.get(error.code) ?? "unavailable";
@@ -53,4 +50,11 @@ export function routerRequests(nc: NatsConnection, timeoutMs: number) {
     addExamples: (request: MessageInitShape<typeof AddExamplesRequestSchema>): Promise<AddExamplesResponse> =>
       ask(EXAMPLES_SUBJECT, AddExamplesRequestSchema, AddExamplesResponseSchema, request),
   };
+}
+
+/** The tenant travels beside the request, not in it: RouteRequest is also the public body, which must not name one. */
+function tenantHeaders(tenant: string): MsgHdrs {
+  const requestHeaders = headers();
+  requestHeaders.set(Headers.Tenant, tenant);
+  return requestHeaders;
 }

@@ -37,7 +37,7 @@ import { GatewayError, ownedBy } from "../src/deps.js";
 import type { GatewayDeps } from "../src/deps.js";
 
 /** What a door handed over, as the tests read it: the request's fields, the tenant beside them. */
-export interface Submitted {
+interface HandedPacket {
   tenant: string;
   message: string;
   sessionId?: string;
@@ -95,7 +95,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
   constructor(readonly tools: readonly ToolDefinition[] = ALL_TOOLS) {}
 
   readonly packets = new Map<string, Packet>();
-  readonly submitted: Submitted[] = [];
+  readonly submitted: HandedPacket[] = [];
   /** Route requests as handed over: their fields. */
   readonly routed: Pick<RouteRequest, "message" | "history" | "topK" | "tools" | "pools" | "domains">[] = [];
   /** The tenant of each route() call, in order. */
@@ -108,7 +108,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
 
   async submitPacket(tenant: string, request: SubmitPacketRequest) {
     const { message, sessionId, history, tools, pools, domains } = request;
-    const input: Submitted = { tenant, message, ...(sessionId ? { sessionId } : {}), history, tools, pools, domains, wait: request.wait ?? true };
+    const input: HandedPacket = { tenant, message, ...(sessionId ? { sessionId } : {}), history, tools, pools, domains, wait: request.wait ?? true };
     this.submitted.push(input);
     const packet = newPacket({
       message: input.message,
