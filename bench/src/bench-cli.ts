@@ -11,6 +11,7 @@ import { benchMcpDoors } from "./perf/mcp-doors.js";
 import { benchPacketE2e } from "./perf/packet-e2e.js";
 import { benchRouteHttp } from "./perf/route-http.js";
 import { benchRouteScale } from "./perf/route-scale.js";
+import { benchSoak } from "./perf/soak.js";
 import { benchTracing, tracingResults } from "./perf/tracing-bench.js";
 import { benchTracingCost } from "./perf/tracing-cost.js";
 
@@ -36,6 +37,8 @@ async function run(args: BenchArgs): Promise<BenchRun> {
       return benchMcpDoors({ duration: args.duration, connections: args.connections, log });
     case "tracing-cost":
       return benchTracingCost({ duration: args.duration, connections: args.connections, rounds: args.rounds, log });
+    case "soak":
+      return benchSoak({ duration: args.duration, connections: args.connections, rate: args.rate, fraction: args.fraction, log });
   }
 }
 

@@ -28,6 +28,10 @@ describe("bench-perf", () => {
     assert.equal(parseBenchArgs(["--help"]).help, true);
     assert.equal(parseBenchArgs(["packet-e2e", "--cpu-prof", "/tmp/profiles"]).cpuProf, "/tmp/profiles");
     assert.equal(parseBenchArgs(["packet-e2e"]).cpuProf, undefined);
+    const soak = parseBenchArgs(["soak"]);
+    assert.deepEqual([soak.duration, soak.connections, soak.rate, soak.fraction], [600, 16, undefined, 0.8]);
+    assert.equal(parseBenchArgs(["soak", "--rate", "104.5"]).rate, 104.5);
+    assert.equal(parseBenchArgs(["soak", "--fraction", "0.5"]).fraction, 0.5);
   });
 
   it("bench-perf - a CPU profile: its process by the code it ran, busy time by library, idle left out", () => {
@@ -59,6 +63,8 @@ describe("bench-perf", () => {
     assert.throws(() => parseBenchArgs(["route-http", "--connections", "2.5"]), /--connections/);
     assert.throws(() => parseBenchArgs(["route-http", "--nope"]), /nope/);
     assert.throws(() => parseBenchArgs(["route-http", "packet-e2e"]), /one benchmark at a time/);
+    assert.throws(() => parseBenchArgs(["soak", "--fraction", "1.5"]), /--fraction must be a number above 0 and at most 1/);
+    assert.throws(() => parseBenchArgs(["soak", "--rate", "0"]), /--rate must be a number above 0, got "0"/);
   });
 
   it("bench-perf - latency summary: nearest-rank p50 and p99 of the samples", () => {
@@ -88,8 +94,9 @@ describe("bench-perf", () => {
   it("bench-perf - the table has a row per configuration and leaves absent figures empty", () => {
     const table = resultTable(rows).split("\n");
     assert.equal(table.length, 4);
-    assert.match(table[2]!, /\| route-scale \| system=switchyard tools=1000 \| 0\.500 \| 2\.000 \| 1800 \| 0\.800 \| {2}\| {2}\| {2}\| 12\.5 \|/);
-    assert.match(table[3]!, /\| 0\.50 \| switchyard p50 \/ this p50 \| {2}\| {2}\|$/);
+    assert.match(table[2]!, /\| route-scale \| system=switchyard tools=1000 \| 0\.500 \| 2\.000 \| 1800 \| 0\.800 \| {2}\| {2}\| {2}\| 12\.5 \| {2}\|/);
+    assert.match(table[3]!, /\| 0\.50 \| switchyard p50 \/ this p50 \| {2}\| {2}\| {2}\|$/);
+    assert.match(resultTable([{ ...rows[0]!, cpuMsPerOp: 4.256 }]).split("\n")[2]!, /\| 12\.5 \| 4\.26 \|$/);
   });
 
   const dir = mkdtempSync(join(tmpdir(), "switchyard-bench-"));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { loopLoad } from "../src/perf/load.js";
+import { connectionLevels, loopLoad, openLoad } from "../src/perf/load.js";
 
 describe("load", () => {
   it("load - closed loop: each connection keeps one call in flight, failures are counted apart from the samples", async () => {
@@ -23,5 +23,30 @@ describe("load", () => {
     assert.ok(figures.p99Ms >= figures.p50Ms);
     // 3 loops of ~5 ms calls: ~600 calls a second at most
     assert.ok(figures.throughput > 100 && figures.throughput < 700, `${figures.throughput}/s`);
+  });
+
+  it("load - open loop: calls start at the rate whatever the earlier ones do, and each is awaited", async () => {
+    const startedAt: number[] = [];
+    const t0 = performance.now();
+    const figures = await openLoad(
+      async (i) => {
+        startedAt.push(performance.now() - t0);
+        // slower than the gap between calls: a closed loop of one would fall behind
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        if (i % 4 === 3) throw new Error("every fourth call fails");
+      },
+      { rate: 50, duration: 1 },
+    );
+    assert.equal(figures.sent, 50);
+    assert.equal(figures.completed + figures.failed, 50);
+    assert.ok(Math.abs(figures.failed - 12) <= 1, `${figures.failed} failed`);
+    // the 50th call starts about 980 ms in, not 50 × 60 ms
+    assert.ok(startedAt.at(-1)! > 900 && startedAt.at(-1)! < 1200, `last call at ${startedAt.at(-1)} ms`);
+    assert.ok(figures.p50Ms >= 59, `p50 ${figures.p50Ms}`);
+  });
+
+  it("load - levels: one connection, then the saturation count, once each", () => {
+    assert.deepEqual(connectionLevels(16), [1, 16]);
+    assert.deepEqual(connectionLevels(1), [1]);
   });
 });

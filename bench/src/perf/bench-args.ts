@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 
-export const BENCHES = ["route-scale", "route-http", "packet-e2e", "tracing-cost", "tracing", "mcp-doors"] as const;
+export const BENCHES = ["route-scale", "route-http", "packet-e2e", "tracing-cost", "tracing", "mcp-doors", "soak"] as const;
 export type BenchName = (typeof BENCHES)[number];
 
 export interface BenchArgs {
@@ -12,10 +12,14 @@ export interface BenchArgs {
   sizes: number[];
   /** route-scale: queries timed per size, largest size first cut (see route-scale.ts). */
   queries?: number;
-  /** route-http, packet-e2e, tracing-cost: seconds of load per configuration. */
+  /** route-http, packet-e2e, tracing-cost: seconds of load per configuration; soak: of the soak. */
   duration: number;
-  /** route-http, packet-e2e, tracing-cost: requests in flight. */
+  /** route-http, packet-e2e, mcp-doors: requests in flight at saturation (1 is measured too); tracing-cost, soak: in flight. */
   connections: number;
+  /** soak: packets per second; undefined: `fraction` of the saturation throughput measured first. */
+  rate?: number;
+  /** soak: the share of saturation to soak at. */
+  fraction: number;
   /** tracing: packets per round; tracing-cost: rounds of each mode. */
   packets: number;
   rounds: number;
@@ -27,13 +31,14 @@ export interface BenchArgs {
 export const DEFAULT_SIZES = [100, 1_000, 10_000, 100_000];
 
 export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [options]
-  route-scale    route-only latency, recall@5 and heap as the catalog grows, beside MiniSearch and Orama
+  route-scale    route-only latency, recall@5 and heap as the catalog grows, beside MiniSearch, Orama and wink-bm25
                  --sizes <n,n,...>   catalog sizes (default ${DEFAULT_SIZES.join(",")})
                  --queries <n>       queries timed at each size (default: fewer as the catalog grows)
-  route-http     POST /v1/route through gateway, NATS and router under load, beside a bare NATS request/reply
-                 --sizes <n,...> catalog sizes (default 1000)  --duration <s> (default 10)  --connections <n> (default 16)
-  packet-e2e     full packets through the six services and a real MCP read, beside five bare JetStream
-                 hops and the MCP call alone   --duration <s> (default 60)  --connections <n> (default 16)
+  route-http     POST /v1/route through gateway, NATS and router at 1 connection and at --connections, beside a bare
+                 NATS request/reply   --sizes <n,...> catalog sizes (default 1000)  --duration <s> (default 10)  --connections <n> (default 16)
+  packet-e2e     full packets through the six services and a real MCP read at 1 connection and at --connections, beside
+                 the packet's bare JetStream hops and the MCP call alone, with CPU ms per packet
+                 --duration <s> (default 60)  --connections <n> (default 16)
                  --sizes <n,...>     also with n dataset and synthetic tools in the catalog beside the MCP servers' (default none)
                  --cpu-prof <dir>    a V8 CPU profile of each service there (sum them up: pnpm profile <dir> --packets N)
   tracing-cost   packet-e2e with tracing off and on (OTLP/HTTP to a local receiver)
@@ -42,6 +47,9 @@ export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [opt
                  --packets <n> (default 2000)  --rounds <n> (default 5)
   mcp-doors      MCP search_tools and call_tool beside POST /v1/route, /v1/calls and /v1/packets, at one
                  connection and at --connections   --duration <s> (default 10)  --connections <n> (default 16)
+  soak           packet-e2e's packets at a fixed open-loop rate: lost packets, redeliveries, RSS of every process
+                 --duration <s> (default 600)  --rate <packets/s> (default: --fraction of saturation, measured first
+                 at --connections, default 16)  --fraction <f> (default 0.8)
   --json         one JSON object per configuration on stdout (the table goes to stderr)
   --out <dir>    where <bench>-<timestamp>.json goes (default bench/results)`;
 
@@ -61,6 +69,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       packets: { type: "string" },
       rounds: { type: "string" },
       "cpu-prof": { type: "string" },
+      rate: { type: "string" },
+      fraction: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -81,6 +91,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     connections: values.connections === undefined ? base.connections : whole(values.connections, "--connections", 1),
     packets: values.packets === undefined ? base.packets : whole(values.packets, "--packets", 1),
     rounds: values.rounds === undefined ? base.rounds : whole(values.rounds, "--rounds", 1),
+    ...(values.rate === undefined ? {} : { rate: positive(values.rate, "--rate", Number.POSITIVE_INFINITY) }),
+    fraction: values.fraction === undefined ? base.fraction : positive(values.fraction, "--fraction", 1),
     ...(values["cpu-prof"] === undefined ? {} : { cpuProf: values["cpu-prof"] }),
     help: values.help,
   };
@@ -92,17 +104,25 @@ function defaults(name: BenchName): BenchArgs {
     json: false,
     // packet-e2e: no sizes by default, the catalog is the MCP servers' tools alone
     sizes: name === "route-scale" ? DEFAULT_SIZES : name === "route-http" ? [1_000] : [],
-    // packet-e2e's target is a rate sustained for 60 s; tracing-cost runs it twice per round
-    duration: name === "packet-e2e" ? 60 : name === "tracing-cost" ? 20 : 10,
+    // packet-e2e's target is a rate sustained for 60 s; tracing-cost runs it twice per round; soak: 10 minutes
+    duration: name === "packet-e2e" ? 60 : name === "tracing-cost" ? 20 : name === "soak" ? 600 : 10,
     connections: 16,
     packets: 2_000,
     rounds: name === "tracing" ? 5 : 2,
+    fraction: 0.8,
     help: false,
   };
 }
 
 function isBench(name: string | undefined): name is BenchName {
   return (BENCHES as readonly (string | undefined)[]).includes(name);
+}
+
+/** A number above 0 and at most `most`. */
+function positive(value: string, option: string, most: number): number {
+  const n = Number(value.trim());
+  if (value.trim() === "" || !Number.isFinite(n) || n <= 0 || n > most) throw new Error(`${option} must be a number above 0${most < Number.POSITIVE_INFINITY ? ` and at most ${most}` : ""}, got "${value}"`);
+  return n;
 }
 
 /** A whole number of at least `least`; "100,000"-style separators are not accepted (commas split lists). */

@@ -11,9 +11,10 @@ import { connect } from "@nats-io/transport-node";
 import { CATALOG_BUCKET, openBucket, putTool } from "@switchyard/bus";
 import { localFleetEnv, startFleet } from "@switchyard/fleet";
 import type { Fleet, ServiceName } from "@switchyard/fleet";
-import { startLocalNats } from "@switchyard/local-nats";
+import { runningNatsPid, startLocalNats } from "@switchyard/local-nats";
 import type { LocalNats } from "@switchyard/local-nats";
 import type { ToolDefinition } from "@switchyard/packet";
+import { descendants } from "./process-usage.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 /** Catalog writes in flight at once while filling it. */
@@ -75,6 +76,26 @@ export async function startBenchFleet(options: BenchFleetOptions = {}): Promise<
     await cleanUp();
     throw new Error(`the fleet did not start: ${String(error)}\n${logs.slice(-30).join("\n")}`, { cause: error });
   }
+}
+
+/**
+ * Every process a packet passes through, by name: each service, what it started (the
+ * executor's MCP servers, "executor > @modelcontextprotocol/server-filesystem"), and
+ * nats-server.
+ */
+export function fleetProcesses(bench: BenchFleet): Map<string, number> {
+  const processes = new Map<string, number>();
+  for (const [name, service] of bench.fleet.processes) {
+    processes.set(name, service.child.pid!);
+    for (const [pid, label] of descendants(service.child.pid!)) {
+      const key = `${name} > ${label}`;
+      processes.set(processes.has(key) ? `${key} ${pid}` : key, pid);
+    }
+  }
+  const nats = runningNatsPid(bench.nats.dir);
+  if (nats === undefined) throw new Error(`no nats-server runs on ${bench.nats.dir}`);
+  processes.set("nats-server", nats);
+  return processes;
 }
 
 async function fillCatalog(natsUrl: string, tools: readonly ToolDefinition[]): Promise<void> {

@@ -22,6 +22,8 @@ export interface BenchResult {
   recallRatio?: number;
   /** Heap the system's index holds, after garbage collection (route-scale). */
   heapMb?: number;
+  /** CPU ms per operation, summed over the processes the bench's notes name (packet-e2e). */
+  cpuMsPerOp?: number;
 }
 
 /** What a bench returns: its rows, and the lines printed under the table (growth, notes). */
@@ -47,7 +49,7 @@ export function rate(x: number): number {
 
 /** The results as a Markdown table, one row per configuration. */
 export function resultTable(results: readonly BenchResult[]): string {
-  const head = ["bench", "config", "p50 ms", "p99 ms", "per s", "recall@5", "ratio", "ratio of", "recall ratio", "heap MB"];
+  const head = ["bench", "config", "p50 ms", "p99 ms", "per s", "recall@5", "ratio", "ratio of", "recall ratio", "heap MB", "CPU ms/op"];
   const cell = (x: number | undefined, digits: number): string => (x === undefined ? "" : x.toFixed(digits));
   const rows = results.map((r) => [
     r.bench,
@@ -62,6 +64,7 @@ export function resultTable(results: readonly BenchResult[]): string {
     r.ratioOf ?? "",
     cell(r.recallRatio, 2),
     cell(r.heapMb, 1),
+    cell(r.cpuMsPerOp, 2),
   ]);
   return markdownTable(head, rows, 2);
 }

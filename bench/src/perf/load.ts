@@ -1,11 +1,13 @@
 /**
- * Closed-loop load, the same shape for every comparison: `connections` callers, each
- * with one request in flight, for `duration` seconds. HTTP goes through autocannon;
- * anything else (a NATS request, a JetStream round) through {@link loopLoad}.
+ * Load, the same shape for every comparison. Closed loop: `connections` callers, each
+ * with one request in flight, for `duration` seconds; HTTP goes through autocannon
+ * ({@link cannon}), anything else (a NATS request, a JetStream round) through
+ * {@link loopLoad}. Open loop ({@link openLoad}): calls started at a fixed rate whether
+ * or not the earlier ones have finished, as independent clients arrive.
  */
 import autocannon from "autocannon";
-import { percentile } from "../metrics.js";
-import { micro, rate } from "./bench-result.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { latencySummary, rate } from "./bench-result.js";
 
 export interface LoadFigures {
   p50Ms: number;
@@ -17,13 +19,37 @@ export interface LoadFigures {
   failed: number;
 }
 
-export interface HttpLoad {
+/** Closed-loop load: `connections` callers, each with one request in flight, for `duration` seconds. */
+export interface ClosedLoad {
+  connections: number;
+  duration: number;
+}
+
+/** The connection counts a bench measures: one (service time), then `connections` (saturation, throughput). */
+export function connectionLevels(connections: number): number[] {
+  return [...new Set([1, connections])];
+}
+
+/**
+ * autocannon, with the wall time of every 2xx answer kept: its own percentiles are of a
+ * histogram of whole milliseconds, too coarse for a one-connection route (about 2 ms).
+ */
+export async function cannon(options: autocannon.Options): Promise<{ result: autocannon.Result; samples: number[] }> {
+  const samples: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options, (error, finished) => (error ? reject(error as Error) : resolve(finished)));
+    instance.on("response", (_client, status, _bytes, ms) => {
+      if (status >= 200 && status < 300) samples.push(ms);
+    });
+  });
+  return { result, samples };
+}
+
+export interface HttpLoad extends ClosedLoad {
   url: string;
   method?: "GET" | "POST";
   /** JSON bodies, sent in turn by every connection. */
   bodies?: readonly unknown[];
-  connections: number;
-  duration: number;
 }
 
 export async function httpLoad(load: HttpLoad): Promise<LoadFigures> {
@@ -32,21 +58,15 @@ export async function httpLoad(load: HttpLoad): Promise<LoadFigures> {
     method,
     ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
   }));
-  const result = await autocannon({ url: load.url, connections: load.connections, duration: load.duration, requests });
-  return {
-    p50Ms: micro(result.latency.p50),
-    p99Ms: micro(result.latency.p99),
-    throughput: rate(result.requests.total / load.duration),
-    completed: result.requests.total,
-    failed: result.errors + result.timeouts + result.non2xx,
-  };
+  const { result, samples } = await cannon({ url: load.url, connections: load.connections, duration: load.duration, requests });
+  return { ...figures(samples, load.duration), failed: result.errors + result.timeouts + result.non2xx };
 }
 
 /**
  * `connections` loops calling `operation(i)` (i counts the calls of all loops) until
  * `duration` seconds have passed; each call's wall time is a sample.
  */
-export async function loopLoad(operation: (i: number) => Promise<unknown>, options: { connections: number; duration: number }): Promise<LoadFigures> {
+export async function loopLoad(operation: (i: number) => Promise<unknown>, options: ClosedLoad): Promise<LoadFigures> {
   const samples: number[] = [];
   let failed = 0;
   let calls = 0;
@@ -64,12 +84,43 @@ export async function loopLoad(operation: (i: number) => Promise<unknown>, optio
     }
   };
   await Promise.all(Array.from({ length: options.connections }, loop));
-  const elapsed = (performance.now() - started) / 1000;
+  return { ...figures(samples, (performance.now() - started) / 1000), failed };
+}
+
+/**
+ * Starts `operation(i)` `rate` times a second for `duration` seconds, each at its own
+ * time whatever the earlier calls are doing, then waits for every call to settle. A
+ * call that throws is failed; every call started is either completed or failed.
+ */
+export async function openLoad(operation: (i: number) => Promise<unknown>, options: { rate: number; duration: number }): Promise<LoadFigures & { sent: number }> {
+  const samples: number[] = [];
+  const calls: Promise<void>[] = [];
+  let failed = 0;
+  const started = performance.now();
+  const total = Math.floor(options.rate * options.duration);
+  while (calls.length < total) {
+    // Every call due by now starts now: a late timer does not lower the rate.
+    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * options.rate) + 1);
+    while (calls.length < due) {
+      const t = performance.now();
+      calls.push(
+        operation(calls.length).then(
+          () => void samples.push(performance.now() - t),
+          () => void failed++,
+        ),
+      );
+    }
+    await sleep(Math.max(0, started + (calls.length * 1000) / options.rate - performance.now()));
+  }
+  await Promise.all(calls);
+  return { ...figures(samples, options.duration), failed, sent: calls.length };
+}
+
+/** p50, p99 and the rate of completed operations, from their wall times over `seconds`. */
+function figures(samplesMs: readonly number[], seconds: number): Omit<LoadFigures, "failed"> {
   return {
-    p50Ms: micro(percentile(samples, 50)),
-    p99Ms: micro(percentile(samples, 99)),
-    throughput: rate(samples.length / elapsed),
-    completed: samples.length,
-    failed,
+    ...latencySummary(samplesMs),
+    throughput: rate(samplesMs.length / seconds),
+    completed: samplesMs.length,
   };
 }

@@ -6,22 +6,24 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { loopLoad } from "./load.js";
-import type { LoadFigures } from "./load.js";
+import type { ClosedLoad, LoadFigures } from "./load.js";
 
 /** The executor's install of the server, the one switchyard.yaml starts. */
 const SERVER = fileURLToPath(new URL("../../../services/executor/node_modules/.bin/mcp-server-filesystem", import.meta.url));
 
-export async function mcpAlone(options: { workspace: string; path: string; connections: number; duration: number }): Promise<LoadFigures> {
+export interface McpAlone {
+  /** Closed-loop calls, `connections` in flight, for `duration` seconds. */
+  run(load: ClosedLoad): Promise<LoadFigures>;
+  close(): Promise<void>;
+}
+
+/** Starts the server and connects one client, ready to run. */
+export async function startMcpAlone(options: { workspace: string; path: string }): Promise<McpAlone> {
   const client = new Client({ name: "switchyard-bench", version: "0.1.0" }, { capabilities: {} });
   await client.connect(new StdioClientTransport({ command: SERVER, args: [options.workspace], stderr: "ignore" }));
-  try {
-    const call = async () => {
-      const result = await client.callTool({ name: "read_text_file", arguments: { path: options.path } });
-      if (result.isError) throw new Error(JSON.stringify(result.content));
-    };
-    await loopLoad(call, { connections: options.connections, duration: 2 });
-    return await loopLoad(call, options);
-  } finally {
-    await client.close();
-  }
+  const call = async () => {
+    const result = await client.callTool({ name: "read_text_file", arguments: { path: options.path } });
+    if (result.isError) throw new Error(JSON.stringify(result.content));
+  };
+  return { run: (load) => loopLoad(call, load), close: () => client.close() };
 }

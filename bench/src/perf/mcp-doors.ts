@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { BenchResult, BenchRun } from "./bench-result.js";
 import { rate } from "./bench-result.js";
-import { loopLoad } from "./load.js";
+import { connectionLevels, loopLoad } from "./load.js";
 import type { LoadFigures } from "./load.js";
 import { PACKET_MESSAGE, READ_PATH, startPacketFleet } from "./packet-load.js";
 
@@ -49,7 +49,7 @@ export async function benchMcpDoors(options: McpDoorsOptions): Promise<BenchRun>
       { path: "HTTP POST /v1/packets (read a file)", operation: post("/v1/packets", { message: PACKET_MESSAGE }) },
     ];
     const results: BenchResult[] = [];
-    for (const connections of [...new Set([1, options.connections])]) {
+    for (const connections of connectionLevels(options.connections)) {
       const figures = new Map<string, LoadFigures>();
       for (const { path, operation } of paths) {
         await loopLoad(operation, { connections, duration: WARMUP_SECONDS });

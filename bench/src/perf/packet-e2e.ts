@@ -3,17 +3,25 @@
  * filesystem MCP server) through the six services as processes, beside two floors
  * measured in the same run with the same load: the packet's JetStream hops without our
  * logic (hop-floor.ts) and the MCP call alone (mcp-alone.ts). What a packet costs above
- * both, spread over its hops, is our overhead per hop.
+ * both, spread over its hops, is our overhead per hop. Each at one connection (service
+ * time) and at `connections` (saturation), with the CPU time per packet of the processes
+ * at work, summed: the six services, their MCP servers and nats-server for a packet, the
+ * relays and nats-server for the floor.
  */
 import { readBench } from "@switchyard/bench-data";
 import type { ToolDefinition } from "@switchyard/packet";
 import type { BenchResult, BenchRun } from "./bench-result.js";
 import { micro, rate } from "./bench-result.js";
-import { hopFloor } from "./hop-floor.js";
+import { fleetProcesses } from "./bench-fleet.js";
+import { startHopFloor } from "./hop-floor.js";
+import type { HopFloor } from "./hop-floor.js";
 import { describeGrowth, growth } from "./growth.js";
-import { mcpAlone } from "./mcp-alone.js";
+import { connectionLevels } from "./load.js";
 import type { LoadFigures } from "./load.js";
+import { startMcpAlone } from "./mcp-alone.js";
+import type { McpAlone } from "./mcp-alone.js";
 import { packetLoad, READ_PATH, startPacketFleet } from "./packet-load.js";
+import { cpuDuring } from "./process-usage.js";
 import { scaleCatalog } from "./scale-catalog.js";
 
 export interface PacketE2eOptions {
@@ -38,7 +46,7 @@ export async function benchPacketE2e(options: PacketE2eOptions): Promise<BenchRu
     results.push(...run.results);
     notes.push(...run.notes);
   }
-  const packets = results.filter((r) => r.config["path"] === PACKET);
+  const packets = results.filter((r) => r.config["path"] === PACKET && r.config["connections"] === options.connections);
   if (packets.length > 1) {
     const at = (r: BenchResult, cost: number) => ({ size: Number(r.config["added tools"]), cost });
     const [first, last] = [packets[0]!, packets.at(-1)!];
@@ -51,46 +59,57 @@ export async function benchPacketE2e(options: PacketE2eOptions): Promise<BenchRu
 async function packetRun(catalog: readonly ToolDefinition[] | undefined, options: PacketE2eOptions): Promise<BenchRun> {
   const added = catalog?.length ?? 0;
   options.log(`packet-e2e: starting nats-server and the six services${added ? ` with ${added} tools added to the catalog` : ""}`);
-  // With --cpu-prof, each service writes a V8 CPU profile there when it stops (`pnpm profile <dir>` sums them up).
+  // With --cpu-prof, each service writes a V8 CPU profile there when it stops (`pnpm profile <dir> --packets N`).
   const profiling = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`, "--cpu-prof-interval=500"] : undefined;
   const fleet = await startPacketFleet({}, catalog, profiling);
+  // Started one by one inside the try, so that a failure stops whatever did start.
+  let floor: HopFloor | undefined;
+  let mcp: McpAlone | undefined;
   try {
-    const load = { connections: options.connections, duration: options.duration };
-    await packetLoad(fleet.url, { ...load, duration: WARMUP_SECONDS });
-    options.log(`packet-e2e: ${options.duration} s of each: ${fleet.hops} bare JetStream hops, the MCP call alone, full packets`);
-    const floor = await hopFloor({ natsUrl: fleet.nats.url, hops: fleet.hops, payload: new Uint8Array(fleet.packetBytes), ...load });
-    const mcp = await mcpAlone({ workspace: fleet.workspace, path: READ_PATH, ...load });
-    const packets = await packetLoad(fleet.url, load);
-    const perHop = micro((packets.p50Ms - floor.p50Ms - mcp.p50Ms) / fleet.hops);
-    const config = (path: string, figures: LoadFigures) => ({ path, "added tools": added, connections: options.connections, seconds: options.duration, failed: figures.failed });
-    const results: BenchResult[] = [
-      { bench: "packet-e2e", config: { ...config(PACKET, packets), lost: packets.lost }, p50Ms: packets.p50Ms, p99Ms: packets.p99Ms, throughput: packets.throughput },
-      {
+    floor = await startHopFloor({ natsUrl: fleet.nats.url, hops: fleet.hops, payload: new Uint8Array(fleet.packetBytes) });
+    mcp = await startMcpAlone({ workspace: fleet.workspace, path: READ_PATH });
+    const warm = { connections: options.connections, duration: WARMUP_SECONDS };
+    await packetLoad(fleet.url, warm);
+    await floor.run(warm);
+    await mcp.run(warm);
+    const ours = fleetProcesses(fleet);
+    const theirs = [...floor.pids, ours.get("nats-server")!];
+    const results: BenchResult[] = [];
+    const notes = [`CPU per packet summed over ${[...ours.keys()].join(", ")}; the floor's over its ${fleet.hops} relays and nats-server`];
+    for (const connections of connectionLevels(options.connections)) {
+      const load = { connections, duration: options.duration };
+      options.log(`packet-e2e: ${connections} connection(s), ${options.duration} s of each: ${fleet.hops} bare JetStream hops, the MCP call alone, full packets`);
+      const relayed = await cpuDuring(theirs, () => floor!.run(load));
+      const alone = await mcp.run(load);
+      const packed = await cpuDuring(ours.values(), () => packetLoad(fleet.url, load));
+      const [hops, packets] = [relayed.value, packed.value];
+      const cpu = { ours: packed.cpuMs / Math.max(1, packets.completed), floor: relayed.cpuMs / Math.max(1, hops.completed) };
+      const row = (path: string, figures: LoadFigures): BenchResult => ({
         bench: "packet-e2e",
-        config: config(`floor: ${fleet.hops} JetStream hops`, floor),
-        p50Ms: floor.p50Ms,
-        p99Ms: floor.p99Ms,
-        throughput: floor.throughput,
-        ratio: rate(packets.p50Ms / floor.p50Ms),
-        ratioOf: "packet p50 / this p50",
-      },
-      {
-        bench: "packet-e2e",
-        config: config("floor: MCP read_text_file alone", mcp),
-        p50Ms: mcp.p50Ms,
-        p99Ms: mcp.p99Ms,
-        throughput: mcp.throughput,
-        ratio: rate(packets.p50Ms / mcp.p50Ms),
-        ratioOf: "packet p50 / this p50",
-      },
-    ];
-    const notes = [
-      `${added ? `${added} tools added: ` : ""}${packets.completed} packets completed in ${options.duration} s, ${packets.lost} lost (not COMPLETED with the tool executed: errors, timeouts, other answers)`,
-      `overhead per hop: (packet p50 ${packets.p50Ms} − hops floor p50 ${floor.p50Ms} − MCP p50 ${mcp.p50Ms}) / ${fleet.hops} hops = ${perHop} ms`,
-      `the floor's messages weigh ${fleet.packetBytes} bytes, a finished packet as JSON`,
-    ];
+        config: { path, "added tools": added, connections, seconds: options.duration, failed: figures.failed },
+        p50Ms: figures.p50Ms,
+        p99Ms: figures.p99Ms,
+        throughput: figures.throughput,
+        ...(figures === packets ? {} : { ratio: rate(packets.p50Ms / figures.p50Ms), ratioOf: "packet p50 / this p50" }),
+      });
+      const packetRow = row(PACKET, packets);
+      results.push(
+        { ...packetRow, config: { ...packetRow.config, lost: packets.lost }, cpuMsPerOp: rate(cpu.ours) },
+        { ...row(`floor: ${fleet.hops} JetStream hops`, hops), cpuMsPerOp: rate(cpu.floor) },
+        row("floor: MCP read_text_file alone", alone),
+      );
+      const at = `${connections} connection(s)`;
+      notes.push(
+        `${at}: ${added ? `${added} tools added: ` : ""}${packets.completed} packets completed in ${options.duration} s, ${packets.lost} lost (not COMPLETED with the tool executed: errors, timeouts, other answers)`,
+        `${at}: overhead per hop: (packet p50 ${packets.p50Ms} − hops floor p50 ${hops.p50Ms} − MCP p50 ${alone.p50Ms}) / ${fleet.hops} hops = ${micro((packets.p50Ms - hops.p50Ms - alone.p50Ms) / fleet.hops)} ms`,
+        `${at}: CPU ms per packet, ours ${cpu.ours.toFixed(2)} vs the relay's ${cpu.floor.toFixed(2)}: ${rate(cpu.ours / cpu.floor)}×; packets/s ${rate(packets.throughput / hops.throughput)}× the relay's`,
+      );
+    }
+    notes.push(`the floor's messages weigh ${fleet.packetBytes} bytes, a finished packet as JSON`);
     return { results, notes };
   } finally {
+    await mcp?.close();
+    await floor?.close();
     await fleet.close();
   }
 }

@@ -3,17 +3,31 @@
  * processes with the real MCP servers of switchyard.yaml, each request a packet that
  * reads a file through the filesystem server, answered when it finished (wait: true).
  */
-import autocannon from "autocannon";
 import type { ToolDefinition } from "@switchyard/packet";
-import { micro, rate } from "./bench-result.js";
+import { latencySummary, rate } from "./bench-result.js";
 import { startBenchFleet } from "./bench-fleet.js";
 import type { BenchFleet } from "./bench-fleet.js";
-import type { LoadFigures } from "./load.js";
+import { cannon } from "./load.js";
+import type { ClosedLoad, LoadFigures } from "./load.js";
 
 /** The file every packet reads (examples/workspace/notes/todo.md, copied per run). */
 export const READ_PATH = "notes/todo.md";
 export const PACKET_MESSAGE = `please read the file ${READ_PATH}`;
 const READY_TIMEOUT_MS = 60_000;
+const PACKET_BODY = JSON.stringify({ message: PACKET_MESSAGE, wait: true });
+/** Longer than the gateway waits for a packet before it answers 202. */
+const ANSWER_TIMEOUT_MS = 60_000;
+
+interface PacketAnswer {
+  state?: string;
+  hops?: unknown[];
+  toolRouting?: { executionStatus?: string };
+}
+
+/** A packet that did what every bench packet asks: finished, with the file read. */
+function readTheFile(packet: PacketAnswer): boolean {
+  return packet.state === "COMPLETED" && packet.toolRouting?.executionStatus === "EXECUTED";
+}
 
 export interface PacketFleet extends BenchFleet {
   /** JetStream hops of one packet: its hop records after the gateway's. */
@@ -30,8 +44,8 @@ export async function startPacketFleet(env: Record<string, string> = {}, catalog
     for (;;) {
       const response = await fetch(`${bench.url}/v1/packets`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: PACKET_MESSAGE }) });
       const text = await response.text();
-      const packet = JSON.parse(text) as { state?: string; hops?: unknown[]; toolRouting?: { executionStatus?: string } };
-      if (packet.state === "COMPLETED" && packet.toolRouting?.executionStatus === "EXECUTED") {
+      const packet = JSON.parse(text) as PacketAnswer;
+      if (readTheFile(packet)) {
         return { ...bench, hops: (packet.hops?.length ?? 1) - 1, packetBytes: text.length };
       }
       if (Date.now() > deadline) throw new Error(`no packet read the file within ${READY_TIMEOUT_MS} ms; the last: ${text.slice(0, 500)}`);
@@ -48,9 +62,10 @@ export interface PacketFigures extends LoadFigures {
   lost: number;
 }
 
-export async function packetLoad(url: string, options: { connections: number; duration: number }): Promise<PacketFigures> {
+/** Closed-loop packets (autocannon, `connections` in flight) for `duration` seconds. */
+export async function packetLoad(url: string, options: ClosedLoad): Promise<PacketFigures> {
   let completed = 0;
-  const result = await autocannon({
+  const { result, samples } = await cannon({
     url: `${url}/v1/packets`,
     connections: options.connections,
     duration: options.duration,
@@ -58,11 +73,9 @@ export async function packetLoad(url: string, options: { connections: number; du
       {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ message: PACKET_MESSAGE, wait: true }),
+        body: PACKET_BODY,
         onResponse: (status, body) => {
-          if (status !== 200) return;
-          const packet = JSON.parse(body) as { state?: string; toolRouting?: { executionStatus?: string } };
-          if (packet.state === "COMPLETED" && packet.toolRouting?.executionStatus === "EXECUTED") completed++;
+          if (status === 200 && readTheFile(JSON.parse(body) as PacketAnswer)) completed++;
         },
       },
     ],
@@ -70,11 +83,22 @@ export async function packetLoad(url: string, options: { connections: number; du
   // Requests still in flight when autocannon stops are in neither count: they are not lost, only unanswered yet.
   const answeredOrFailed = result.requests.total + result.errors + result.timeouts;
   return {
-    p50Ms: micro(result.latency.p50),
-    p99Ms: micro(result.latency.p99),
+    ...latencySummary(samples),
     throughput: rate(completed / options.duration),
     completed,
     failed: result.errors + result.timeouts + result.non2xx,
     lost: answeredOrFailed - completed,
   };
+}
+
+/** One packet, as an open-loop caller sends it (soak.ts): throws unless it came back having read the file. */
+export async function sendPacket(url: string): Promise<void> {
+  const response = await fetch(`${url}/v1/packets`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: PACKET_BODY,
+    signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
+  });
+  const text = await response.text();
+  if (response.status !== 200 || !readTheFile(JSON.parse(text) as PacketAnswer)) throw new Error(`not read: ${response.status} ${text.slice(0, 200)}`);
 }

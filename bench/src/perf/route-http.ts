@@ -4,7 +4,9 @@
  * floors measured in the same run with the same load: a bare NATS request/reply to an
  * echo process (what the route rides on) and the gateway's GET /healthz (its HTTP
  * alone); then both again through a second gateway logging at warn (quiet-gateway.ts).
- * Each row's p50 over the NATS floor's is the ratio the issue asks for.
+ * All of it at one connection (service time), then at `connections` (saturation); each
+ * row's p50 over the NATS floor's at the same connection count is the ratio the issue
+ * asks for.
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -18,8 +20,8 @@ import type { BenchResult, BenchRun } from "./bench-result.js";
 import { rate } from "./bench-result.js";
 import { startBenchFleet } from "./bench-fleet.js";
 import { describeGrowth, growth } from "./growth.js";
-import { httpLoad, loopLoad } from "./load.js";
-import type { LoadFigures } from "./load.js";
+import { connectionLevels, httpLoad, loopLoad } from "./load.js";
+import type { ClosedLoad, LoadFigures } from "./load.js";
 import { startQuietGateway } from "./quiet-gateway.js";
 import { scaleCatalog } from "./scale-catalog.js";
 
@@ -41,7 +43,6 @@ export async function benchRouteHttp(options: RouteHttpOptions): Promise<BenchRu
   const datasets = ["metatool", "bfcl", "apibank"].map((name) => readBench(name));
   const results: BenchResult[] = [];
   const notes: string[] = [];
-  const load = { connections: options.connections, duration: options.duration };
   for (const size of options.sizes) {
     const catalog = scaleCatalog(datasets, size);
     const bodies = catalog.cases.slice(0, BODIES).map((c) => ({ message: c.query, topK: 5 }));
@@ -59,31 +60,41 @@ export async function benchRouteHttp(options: RouteHttpOptions): Promise<BenchRu
       const indexed = bench.fleet.processes.get("embedding-router")!.ready["tools"];
       if (indexed !== size) throw new Error(`the router indexed ${String(indexed)} tools, not ${size}`);
       const payloads = bodies.map((b) => new TextEncoder().encode(JSON.stringify(b)));
-      const route = (url: string) => httpLoad({ url: `${url}/v1/route`, method: "POST", bodies, ...load });
-      const nats = () => loopLoad((i) => client.request(ECHO_SUBJECT, payloads[i % payloads.length], { timeout: 5000 }), load);
-      const http = (url: string) => httpLoad({ url: `${url}/healthz`, ...load });
+      const echoLoad = (load: ClosedLoad) => loopLoad((i) => client.request(ECHO_SUBJECT, payloads[i % payloads.length], { timeout: 5000 }), load);
+      const route = (url: string, load: ClosedLoad) => httpLoad({ url: `${url}/v1/route`, method: "POST", bodies, ...load });
       // A short round of each first, so JIT and connections are warm before anything counts.
-      await httpLoad({ url: `${bench.url}/v1/route`, method: "POST", bodies, connections: options.connections, duration: WARMUP_SECONDS });
-      await loopLoad((i) => client.request(ECHO_SUBJECT, payloads[i % payloads.length], { timeout: 5000 }), { ...load, duration: WARMUP_SECONDS });
-      await httpLoad({ url: `${quiet.url}/v1/route`, method: "POST", bodies, connections: options.connections, duration: WARMUP_SECONDS });
-      options.log(`route-http: ${size} tools, ${options.duration} s of each: NATS floor, route and /healthz through the default gateway, then through one at LOG_LEVEL=warn`);
-      const floor = await nats();
-      const routed = await route(bench.url);
-      const healthz = await http(bench.url);
-      const quietRouted = await route(quiet.url);
-      const quietHealthz = await http(quiet.url);
-      const overFloor = (figures: LoadFigures) => ({ ratio: rate(figures.p50Ms / floor.p50Ms), ratioOf: "p50 / NATS floor p50" });
-      results.push(
-        { ...row(ROUTE, size, routed, options), ...overFloor(routed) },
-        row("floor: NATS request/reply", size, floor, options),
-        { ...row("gateway GET /healthz", size, healthz, options), ...overFloor(healthz) },
-        { ...row(`${ROUTE}, gateway LOG_LEVEL=warn`, size, quietRouted, options), ...overFloor(quietRouted) },
-        { ...row("gateway GET /healthz, LOG_LEVEL=warn", size, quietHealthz, options), ...overFloor(quietHealthz) },
-      );
-      notes.push(
-        `${size.toLocaleString("en-US")} tools: ${routed.completed} routes, ${routed.failed} failed; route p50 ${rate(routed.p50Ms / floor.p50Ms)}× the NATS round trip ` +
-          `(${rate(quietRouted.p50Ms / floor.p50Ms)}× with the gateway at LOG_LEVEL=warn); autocannon reports whole milliseconds`,
-      );
+      const warm = { connections: options.connections, duration: WARMUP_SECONDS };
+      await route(bench.url, warm);
+      await echoLoad(warm);
+      await route(quiet.url, warm);
+      for (const connections of connectionLevels(options.connections)) {
+        const load = { connections, duration: options.duration };
+        options.log(`route-http: ${size} tools, ${connections} connection(s), ${options.duration} s of each: NATS floor, route and /healthz through the default gateway, then through one at LOG_LEVEL=warn`);
+        const floor = await echoLoad(load);
+        const routed = await route(bench.url, load);
+        const healthz = await httpLoad({ url: `${bench.url}/healthz`, ...load });
+        const quietRouted = await route(quiet.url, load);
+        const quietHealthz = await httpLoad({ url: `${quiet.url}/healthz`, ...load });
+        const row = (path: string, figures: LoadFigures): BenchResult => ({
+          bench: "route-http",
+          config: { path, tools: size, connections, seconds: options.duration, failed: figures.failed },
+          p50Ms: figures.p50Ms,
+          p99Ms: figures.p99Ms,
+          throughput: figures.throughput,
+          ...(figures === floor ? {} : { ratio: rate(figures.p50Ms / floor.p50Ms), ratioOf: "p50 / NATS floor p50" }),
+        });
+        results.push(
+          row(ROUTE, routed),
+          row("floor: NATS request/reply", floor),
+          row("gateway GET /healthz", healthz),
+          row(`${ROUTE}, gateway LOG_LEVEL=warn`, quietRouted),
+          row("gateway GET /healthz, LOG_LEVEL=warn", quietHealthz),
+        );
+        notes.push(
+          `${size.toLocaleString("en-US")} tools, ${connections} connection(s): ${routed.completed} routes, ${routed.failed} failed; route p50 ${rate(routed.p50Ms / floor.p50Ms)}× the NATS round trip ` +
+            `(${rate(quietRouted.p50Ms / floor.p50Ms)}× with the gateway at LOG_LEVEL=warn)`,
+        );
+      }
     } finally {
       await nc?.drain();
       await quiet?.stop();
@@ -94,22 +105,12 @@ export async function benchRouteHttp(options: RouteHttpOptions): Promise<BenchRu
       await bench.close();
     }
   }
-  const routes = results.filter((r) => r.config["path"] === ROUTE);
+  const routes = results.filter((r) => r.config["path"] === ROUTE && r.config["connections"] === options.connections);
   if (routes.length > 1) {
     const at = (r: BenchResult) => ({ size: Number(r.config["tools"]), cost: r.p50Ms });
     notes.push(`route: ${describeGrowth("p50", growth(at(routes[0]!), at(routes.at(-1)!)), "ms")}`);
   }
   return { results, notes };
-}
-
-function row(path: string, tools: number, figures: LoadFigures, options: RouteHttpOptions): BenchResult {
-  return {
-    bench: "route-http",
-    config: { path, tools, connections: options.connections, seconds: options.duration, failed: figures.failed },
-    p50Ms: figures.p50Ms,
-    p99Ms: figures.p99Ms,
-    throughput: figures.throughput,
-  };
 }
 
 async function startEcho(natsUrl: string) {

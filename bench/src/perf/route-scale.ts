@@ -1,6 +1,6 @@
 /**
  * `pnpm bench route-scale`: route-only search latency, recall@5 and heap as the catalog
- * grows, for Switchyard's router index beside MiniSearch and Orama on the same catalog
+ * grows, for Switchyard's router index beside its peers (search-engines.ts) on the same catalog
  * and queries (scale-catalog.ts), each size in its own process (route-scale-size.ts).
  */
 import { execFile } from "node:child_process";

@@ -1,0 +1,99 @@
+/**
+ * `pnpm bench soak`: packet-e2e's fleet under a steady open-loop rate for a long time
+ * (default 10 minutes at 80 % of the saturation throughput measured first, in the same
+ * run). It reports the packets lost (sent, and not answered COMPLETED with the file
+ * read), the JetStream redeliveries of each stage (a tool is called twice only when the
+ * executor is handed a packet again), and the resident memory of every process of the
+ * fleet, sampled every few seconds: the first minute's mean against the last minute's.
+ */
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { PACKETS_STREAM } from "@switchyard/bus";
+import type { BenchResult, BenchRun } from "./bench-result.js";
+import { rate } from "./bench-result.js";
+import { fleetProcesses } from "./bench-fleet.js";
+import { openLoad } from "./load.js";
+import type { LoadFigures } from "./load.js";
+import { packetLoad, sendPacket, startPacketFleet } from "./packet-load.js";
+import { rssBytesOf, rssGrowth } from "./process-usage.js";
+
+export interface SoakOptions {
+  duration: number;
+  /** In flight while the saturation throughput is measured. */
+  connections: number;
+  /** Packets per second; undefined: `fraction` of the saturation throughput. */
+  rate?: number | undefined;
+  fraction: number;
+  log: (line: string) => void;
+}
+
+const WARMUP_SECONDS = 3;
+const SATURATION_SECONDS = 20;
+/** The windows whose memory is compared: a minute, or a third of a shorter soak. */
+const WINDOW_MS = 60_000;
+/** How often memory is sampled: every 5 s, or more often in a short soak (4 samples a window at least). */
+const SAMPLE_MS = 5_000;
+
+/** Starts the fleet, finds the rate (or takes `rate`), soaks it, and reports losses, redeliveries and memory. */
+export async function benchSoak(options: SoakOptions): Promise<BenchRun> {
+  options.log("soak: starting nats-server and the six services");
+  const fleet = await startPacketFleet();
+  try {
+    await packetLoad(fleet.url, { connections: options.connections, duration: WARMUP_SECONDS });
+    const results: BenchResult[] = [];
+    let packetsPerSecond = options.rate;
+    if (packetsPerSecond === undefined) {
+      options.log(`soak: ${SATURATION_SECONDS} s at ${options.connections} connections, for the saturation throughput`);
+      const saturation = await packetLoad(fleet.url, { connections: options.connections, duration: SATURATION_SECONDS });
+      results.push(row("saturation (closed loop)", saturation, { connections: options.connections, seconds: SATURATION_SECONDS, failed: saturation.failed, lost: saturation.lost }));
+      packetsPerSecond = rate(saturation.throughput * options.fraction);
+    }
+    const processes = fleetProcesses(fleet);
+    const windowMs = Math.min(WINDOW_MS, (options.duration * 1000) / 3);
+    const samples = new Map([...processes.keys()].map((name) => [name, [] as { atMs: number; bytes: number }[]]));
+    const started = performance.now();
+    const sample = () => {
+      for (const [name, pid] of processes) {
+        const bytes = rssBytesOf(pid);
+        if (bytes !== undefined) samples.get(name)!.push({ atMs: performance.now() - started, bytes });
+      }
+    };
+    options.log(`soak: ${packetsPerSecond} packets/s for ${options.duration} s, the RSS of ${processes.size} processes sampled meanwhile`);
+    sample();
+    const sampler = setInterval(sample, Math.min(SAMPLE_MS, windowMs / 4));
+    const soaked = await openLoad(() => sendPacket(fleet.url), { rate: packetsPerSecond, duration: options.duration }).finally(() => clearInterval(sampler));
+    sample();
+    results.push(row("soak (open loop)", soaked, { rate: packetsPerSecond, seconds: options.duration, sent: soaked.sent, lost: soaked.failed }));
+
+    const redelivered = await redeliveries(fleet.nats.url);
+    const growths = [...samples].map(([name, s]) => ({ name, growth: rssGrowth(s, windowMs) }));
+    const worst = Math.max(...growths.map((g) => g.growth?.growth ?? 0));
+    const minutes = `the first ${Math.round(windowMs / 1000)} s against the last ${Math.round(windowMs / 1000)} s`;
+    const notes = [
+      `${soaked.sent} packets sent at ${packetsPerSecond}/s${options.rate === undefined ? ` (${options.fraction} of saturation)` : ""}, ${soaked.completed} completed, ${soaked.failed} lost (not answered COMPLETED with the file read)`,
+      `JetStream redeliveries by stage: ${[...redelivered].map(([stage, n]) => `${stage} ${n}`).join(", ")} (a tool is called twice only when the executor's stage redelivers)`,
+      `largest RSS growth, ${minutes}: ${(worst * 100).toFixed(1)} %`,
+      ...growths.map(({ name, growth }) =>
+        growth ? `RSS ${name}: ${growth.firstMb.toFixed(1)} → ${growth.lastMb.toFixed(1)} MB (${growth.growth >= 0 ? "+" : ""}${(growth.growth * 100).toFixed(1)} %)` : `RSS ${name}: not sampled (gone)`,
+      ),
+    ];
+    return { results, notes };
+  } finally {
+    await fleet.close();
+  }
+}
+
+function row(path: string, figures: LoadFigures, config: Record<string, number>): BenchResult {
+  return { bench: "soak", config: { path, ...config }, p50Ms: figures.p50Ms, p99Ms: figures.p99Ms, throughput: figures.throughput };
+}
+
+/** Messages JetStream delivered again, by the stage consumer of the packet stream. */
+async function redeliveries(natsUrl: string): Promise<Map<string, number>> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const consumers = await (await jetstreamManager(nc)).consumers.list(PACKETS_STREAM).next();
+    return new Map(consumers.map((c) => [c.name, c.num_redelivered]));
+  } finally {
+    await nc.drain();
+  }
+}
