@@ -9,7 +9,7 @@ import { defaultConfig as routerDefaults, routeStage, routeWithFallback } from "
 import type { Config as RouterConfig, RouterCatalog } from "@switchyard/embedding-router";
 import { defaultConfig as intentDefaults, decideIntent } from "@switchyard/intent";
 import type { Config as IntentConfig } from "@switchyard/intent";
-import { newPacket, Packet_State, routingOf, turnOf } from "@switchyard/packet";
+import { newPacket, Packet_State, resolveCandidates, routingOf, turnOf } from "@switchyard/packet";
 import type { Packet, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import { catalogStats } from "@switchyard/retrieval";
 import type { ToolIndex, ToolNeedInput, ToolNeedScorer } from "@switchyard/retrieval";
@@ -110,6 +110,9 @@ export async function runToSelection(c: Pick<BenchCase, "query" | "candidates" |
   if (isDone(await routeStage(packet, { route, catalogStats: () => catalogStats(deps.tools), englishOnly: deps.englishOnly ?? true, toolNeed }))) {
     return { packet, endedAt: "route", end: routingOf(packet).toolNeed?.unreadLanguage ? "language" : "noToolRoute" };
   }
+  // The router hands candidates on by reference; the selector and reviewer services look them up in their copy of the catalog.
+  const byName = new Map(deps.tools.map((t) => [t.name, t]));
+  resolveCandidates(packet, (name) => byName.get(name));
 
   const selectorConfig = deps.selector ?? selectorDefaults;
   if (isDone(await selectStage(packet, { config: selectorConfig, ...(selector ? { selector } : {}) }))) {

@@ -42,6 +42,23 @@ export function followCatalog(catalog: KV, listener: CatalogListener): Promise<{
   return followBucket(catalog, (bytes) => fromBinary(ToolDefinitionSchema, bytes), listener);
 }
 
+/** A process's copy of the catalog, kept in step with its bucket: lookups without a NATS round trip. */
+export interface CatalogMirror {
+  /** The entry of a tool name; it may trail a write to the bucket by the time the watch takes to tell. */
+  get(name: string): ToolDefinition | undefined;
+  all(): Iterable<ToolDefinition>;
+  stop(): void;
+}
+
+export async function mirrorCatalog(catalog: KV): Promise<CatalogMirror> {
+  const tools = new Map<string, ToolDefinition>();
+  const follower = await followCatalog(catalog, {
+    upsert: (tool) => tools.set(catalogKey(tool.name), tool),
+    remove: (key) => tools.delete(key),
+  });
+  return { get: (name) => tools.get(catalogKey(name)), all: () => tools.values(), stop: () => follower.stop() };
+}
+
 export interface BucketListener<T> {
   upsert(value: T, key: string): void;
   remove(key: string): void;

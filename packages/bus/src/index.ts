@@ -5,8 +5,8 @@ export { cappedTimeoutMs, remainingMs, setDeadline } from "./deadline.js";
 export { DEAD_LETTERS_STREAM, deadLetterReason, ensureDeadLetters, startDeadLetterWorker } from "./dead-letters.js";
 export type { DeadLetterAdvisory, DeadLetterWorker } from "./dead-letters.js";
 export type { ContentRecording } from "./attributes.js";
-export { catalogKey, followBucket, followCatalog, listTools, NOT_SERVED, putTool, removeTool } from "./catalog.js";
-export type { BucketListener, CatalogListener } from "./catalog.js";
+export { catalogKey, followBucket, followCatalog, listTools, mirrorCatalog, NOT_SERVED, putTool, removeTool } from "./catalog.js";
+export type { BucketListener, CatalogListener, CatalogMirror } from "./catalog.js";
 export { Headers, hopMessageId } from "./headers.js";
 export { loadPacket, publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 export type { HopClock } from "./packet-bus.js";
@@ -18,6 +18,7 @@ export { startStageWorker } from "./stage-worker.js";
 export type { StageWorker, StageWorkerOptions } from "./stage-worker.js";
 export {
   DONE_WILDCARD,
+  doneListenerWildcard,
   doneSubject,
   EXAMPLES_SUBJECT,
   FEEDBACK_SUBJECT,

@@ -11,7 +11,7 @@ import type { Packet, Stage } from "@switchyard/packet";
 import { INSTANCE } from "@switchyard/telemetry";
 import { packetMessageAttributes } from "./attributes.js";
 import { Headers, hopMessageId } from "./headers.js";
-import { doneSubject, packetSubject } from "./subjects.js";
+import { announcementSubject, packetSubject } from "./subjects.js";
 import { injectTraceContext } from "./trace-context.js";
 
 /** When a hop started: wall time for the record, a monotonic clock for its duration. */
@@ -58,9 +58,9 @@ function packetHeaders(packet: Packet) {
 /**
  * Publishes the packet to a stage's subject and waits for JetStream's ack, in
  * a PRODUCER span. The message id is `<packet id>:<hop>`, so publishing the same
- * hop twice (a redelivered stage) stores it once.
+ * hop twice (a redelivered stage) stores it once. `bytes`: the packet as encoded already.
  */
-export async function publishPacket(js: JetStreamClient, tracer: Tracer, stage: Stage, packet: Packet): Promise<void> {
+export async function publishPacket(js: JetStreamClient, tracer: Tracer, stage: Stage, packet: Packet, bytes = encodePacket(packet)): Promise<void> {
   const subject = packetSubject(stage);
   const { packetId, hop } = packet.header!;
   const msgID = hopMessageId(packetId, hop);
@@ -70,7 +70,7 @@ export async function publishPacket(js: JetStreamClient, tracer: Tracer, stage: 
   });
   try {
     await context.with(trace.setSpan(context.active(), span), () =>
-      js.publish(subject, encodePacket(packet), { msgID, headers: packetHeaders(packet) }),
+      js.publish(subject, bytes, { msgID, headers: packetHeaders(packet) }),
     );
   } finally {
     span.end();
@@ -79,14 +79,13 @@ export async function publishPacket(js: JetStreamClient, tracer: Tracer, stage: 
 
 /**
  * Stores a finished (or waiting) packet in the packets bucket, then announces it
- * on `switchyard.done.<id>` for the gateway that waits. Storing first means a
- * gateway that misses the announcement still finds the packet.
+ * on its done subject for the gateway that waits (announcementSubject). Storing
+ * first means a gateway that misses the announcement still finds the packet.
  */
 export async function storeFinishedPacket(nc: NatsConnection, packets: KV, packet: Packet): Promise<void> {
   const bytes = encodePacket(packet);
-  const { packetId } = packet.header!;
-  await packets.put(packetId, bytes);
-  nc.publish(doneSubject(packetId), bytes, { headers: packetHeaders(packet) });
+  await packets.put(packet.header!.packetId, bytes);
+  nc.publish(announcementSubject(packet.header!), bytes, { headers: packetHeaders(packet) });
 }
 
 /** Reads a stored packet; undefined when the bucket has none under that id. */

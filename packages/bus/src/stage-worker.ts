@@ -138,7 +138,7 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
       const outcome = await runStage(options, packet);
       if (outcome === "stale") {
         logger.info({ packetId: packet.header?.packetId }, "a copy of a packet that has ended: dropped");
-        await confirmAck(msg, logger, packet);
+        msg.ack();
         return;
       }
       span.setAttributes(stageOutcomeAttributes(packet, options.content));
@@ -149,7 +149,10 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
         () => ("next" in outcome ? publishPacket(js, tracer, outcome.next, packet) : storeFinishedPacket(options.nc, options.packets, packet)),
         HAND_ON_RETRY_MS,
       );
-      await confirmAck(msg, logger, packet);
+      // A plain ack, not a confirmed one (ackAck): nothing could be done differently when the
+      // confirmation does not come, and a lost ack costs a redelivery whose next hop is dropped
+      // as a duplicate (docs/reliability.md, "Why a plain ack").
+      msg.ack();
       logger.debug({ packetId: packet.header?.packetId, hop: packet.header?.hop, outcome }, "packet handed on");
     } catch (error) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: maskSecrets(String(error)) });
@@ -159,16 +162,6 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
       span.end();
     }
   });
-}
-
-/**
- * Acks and waits for JetStream to confirm it. An ack that is lost leaves the packet to be
- * delivered again; its next hop carries the same message id (dropped as a duplicate) and
- * the executor finds its recorded result, so that costs time, not a second effect.
- */
-async function confirmAck(msg: JsMsg, logger: Logger, packet: Packet): Promise<void> {
-  const confirmed = await msg.ackAck().catch(() => false);
-  if (!confirmed) logger.warn({ packetId: packet.header?.packetId }, "ack not confirmed; the packet may be delivered again");
 }
 
 function errorMessage(error: unknown): string {

@@ -16,9 +16,26 @@ export function packetSubject(stage: Stage): string {
   return `switchyard.packets.${token(stage, "stage")}`;
 }
 
-/** Where a finished packet is announced to the gateway that waits for it. */
-export function doneSubject(packetId: string): string {
-  return `switchyard.done.${token(packetId, "packet id")}`;
+const DONE_PREFIX = "switchyard.done.";
+
+/**
+ * Where a finished packet is announced: `switchyard.done.<listener>.<packet id>` for the
+ * gateway `listener` that waits for it (one subscription, `doneListenerWildcard`, for all
+ * its packets), or `switchyard.done.<packet id>` when none is named.
+ */
+export function doneSubject(packetId: string, listener?: string): string {
+  const id = token(packetId, "packet id");
+  return listener === undefined ? `${DONE_PREFIX}${id}` : `${DONE_PREFIX}${token(listener, "listener")}.${id}`;
+}
+
+/** Every packet's announcement for one listener (see doneSubject). */
+export function doneListenerWildcard(listener: string): string {
+  return `${DONE_PREFIX}${token(listener, "listener")}.*`;
+}
+
+/** The subject a packet's end is announced on: its header's, if it is a done subject at all, else its id's. */
+export function announcementSubject(header: { packetId: string; doneSubject: string }): string {
+  return header.doneSubject.startsWith(DONE_PREFIX) ? header.doneSubject : doneSubject(header.packetId);
 }
 
 /** Every finished packet's announcement; the router learns examples from them. */

@@ -114,6 +114,7 @@ export {
   turnOf,
 } from "./packet.js";
 export type { NewPacketInput, ReflectionInput } from "./packet.js";
+export { candidateByReference, referenceCandidates, resolveCandidates, toolReference } from "./candidates.js";
 export { STAGES } from "./stage.js";
 export type { Stage, StageOutcome } from "./stage.js";
 export {

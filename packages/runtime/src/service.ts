@@ -8,10 +8,12 @@ import {
   addMicroService,
   ATTEMPTS_BUCKET,
   ATTEMPTS_TTL_MS,
+  CATALOG_BUCKET,
   ensureDeadLetters,
   ensurePacketStream,
   ensureStageConsumer,
   heartbeatIntervalMs,
+  mirrorCatalog,
   openBucket,
   PACKETS_BUCKET,
   startDeadLetterWorker,
@@ -19,6 +21,7 @@ import {
 } from "@switchyard/bus";
 import type { Endpoint, Service, TopologyOptions } from "@switchyard/bus";
 import { parseList, readConfig } from "@switchyard/config";
+import { referenceCandidates, resolveCandidates } from "@switchyard/packet";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
 import type { Static, TObject } from "typebox";
 import { createLogger, INSTANCE, initTracing, processMetrics, SWITCHYARD_VERSION } from "@switchyard/telemetry";
@@ -211,6 +214,12 @@ export interface StageServiceOptions<S extends TObject, D> extends ServiceOption
   deps: (config: Static<S>) => D;
   /** The stage itself: one packet and its dependencies. */
   handle: (packet: Packet, deps: D) => StageOutcome | Promise<StageOutcome>;
+  /**
+   * The stage reads its candidates' descriptions and input schemas: the service keeps a copy
+   * of the catalog, and `handle` sees each candidate's whole definition (the packet carries
+   * them by reference between stages).
+   */
+  readsCandidates?: boolean;
 }
 
 /** The whole life of a service that is one stage and nothing else: settings, NATS, the stage, drain on signals. */
@@ -219,7 +228,22 @@ export async function runStageService<S extends TObject, D>(options: StageServic
   const deps = options.deps(readConfig(options.configSchema, options.env));
   const service = await startService(options);
   drainOnSignals(service);
-  await runStage(service, options.stage, (packet) => options.handle(packet, deps));
+  const handle = options.readsCandidates ? await withCandidateDefinitions(service, options.handle) : options.handle;
+  await runStage(service, options.stage, (packet) => handle(packet, deps));
   service.setReady(true);
   return service;
+}
+
+/** `handle` with the candidates' definitions from the service's copy of the catalog, and back to references when it is done. */
+async function withCandidateDefinitions<D>(service: ServiceContext, handle: StageServiceOptions<TObject, D>["handle"]): Promise<StageServiceOptions<TObject, D>["handle"]> {
+  const catalog = await mirrorCatalog(await openBucket(service.nc, CATALOG_BUCKET, service.topology));
+  service.onStop(() => catalog.stop());
+  return async (packet, deps) => {
+    resolveCandidates(packet, (name) => catalog.get(name));
+    try {
+      return await handle(packet, deps);
+    } finally {
+      referenceCandidates(packet);
+    }
+  };
 }

@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import {
   addReflection,
+  candidateByReference,
   contentOf,
   finish,
   intentOf,
@@ -142,7 +143,8 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   if (warnings.length > 0) addReflection(packet, { step: "route", summary: `routing fell back: ${warnings.join("; ")}` });
 
   const routing = routingOf(packet);
-  routing.candidates = candidates;
+  // By reference: the stages after this one look each tool's definition up in their own copy of the catalog.
+  routing.candidates = candidates.map(candidateByReference);
   const semantic = candidates.filter((c) => c.source === RoutingCandidate_Source.SEMANTIC);
   const others = candidates.filter((c) => c.source !== RoutingCandidate_Source.SEMANTIC);
   const coreNote = others.length > 0 ? `; always offered: ${others.map((c) => c.tool?.name ?? "?").join(", ")}` : "";

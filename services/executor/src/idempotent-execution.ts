@@ -10,14 +10,17 @@
  * | none                            | claim it, call the tool                                   |
  * | done                            | reuse the recorded result; the tool is not called         |
  * | claimed, lease alive            | another executor is calling it: retry after the lease     |
- * | claimed, lease over, READ tool  | the holder died mid-call; reading again is harmless: call |
- * | claimed, lease over, otherwise  | the holder died mid-call, the outcome is unknown: FAILED  |
+ * | claimed, lease over             | the holder died mid-call, the outcome is unknown: FAILED  |
  * | released (a retryable failure)  | claim it again, call the tool                             |
  * | claimed by this very process,   | the claim's answer was lost (NATS away), the call never   |
  * | which is not calling it         | started: take it over, call the tool                      |
  *
  * A result is stored before the packet moves on, retried while NATS is away: a call that
  * ran but whose result was never stored would later look abandoned.
+ *
+ * A tool that only reads (READ) keeps no record: calling it again on a redelivery does
+ * nothing a second time, so the claim, its renewals and the stored result (two to three
+ * KV round trips per call, and a second copy of the output) would buy nothing.
  */
 import type { KV } from "@nats-io/kv";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -58,7 +61,7 @@ export function executionKey(packetId: string, hop: number): string {
 
 /**
  * Calls the tool at most once for `key` (see the module table). `retrySafe`: the tool only
- * reads, so a call whose caller died may be made again. A failure that another try may pass
+ * reads, so it is called with no record at all. A failure that another try may pass
  * (isRetryableFailure) releases the claim and throws RetryLater, so the packet is delivered
  * again until its deliveries are spent.
  */
@@ -68,7 +71,12 @@ export async function callOnce(
   retrySafe: boolean,
   call: () => Promise<ToolCallResult>,
 ): Promise<OnceOutcome> {
-  const claim = await takeClaim(ledger, key, retrySafe);
+  if (retrySafe) {
+    const result = await call();
+    if (!result.success && isRetryableFailure(result.failure)) throw new RetryLater(result.error ?? "the tool call failed");
+    return { kind: "called", result };
+  }
+  const claim = await takeClaim(ledger, key);
   if (claim.kind !== "claimed") return claim;
   let revision = claim.revision;
   let record = claim.record;
@@ -108,7 +116,7 @@ async function storeUntilStored(ledger: ExecutionLedger, key: string, record: Ex
 
 type Claim = { kind: "claimed"; revision: number; record: ExecutionRecord } | Exclude<OnceOutcome, { kind: "called" }>;
 
-async function takeClaim(ledger: ExecutionLedger, key: string, retrySafe: boolean): Promise<Claim> {
+async function takeClaim(ledger: ExecutionLedger, key: string): Promise<Claim> {
   const now = Date.now();
   const mine = create(ExecutionRecordSchema, {
     state: ExecutionRecord_State.CLAIMED,
@@ -134,7 +142,7 @@ async function takeClaim(ledger: ExecutionLedger, key: string, retrySafe: boolea
       if (claimed && !lostClaim && leaseLeftMs > 0) {
         throw new RetryLater(`the call is in progress at ${found.instance}`, leaseLeftMs + 100);
       }
-      if (claimed && !lostClaim && !retrySafe) return { kind: "unknown", reason: UNKNOWN_OUTCOME_REASON };
+      if (claimed && !lostClaim) return { kind: "unknown", reason: UNKNOWN_OUTCOME_REASON };
       try {
         return { kind: "claimed", revision: await ledger.kv.update(key, encodeRecord(mine), entry.revision), record: mine };
       } catch {

@@ -2,7 +2,7 @@
 // registered servers → drain on SIGTERM.
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { CATALOG_BUCKET, openBucket, SERVERS_BUCKET } from "@switchyard/bus";
+import { CATALOG_BUCKET, mirrorCatalog, openBucket, SERVERS_BUCKET } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
 import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { catalogPublisher } from "./catalog-sync.js";
@@ -55,6 +55,8 @@ drainOnSignals(service);
 
 const ledger = { kv: await openBucket(service.nc, EXECUTIONS_BUCKET, service.topology, EXECUTIONS_TTL_MS), leaseMs: config.EXECUTION_LEASE_MS };
 const rootsOf = rootsByServer(() => pool.servers());
-const deps = { config, callTool: pool.callTool.bind(pool), vetCall: toolGuard(catalog, served), ledger, rootsOf };
+const mirror = await mirrorCatalog(catalog);
+service.onStop(() => mirror.stop());
+const deps = { config, callTool: pool.callTool.bind(pool), vetCall: toolGuard(catalog, served, mirror), ledger, rootsOf };
 await runStage(service, "execute", (packet) => executeStage(packet, deps));
 service.setReady(true, { servers: serverNames(), tools: served().length });

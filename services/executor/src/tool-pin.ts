@@ -23,10 +23,18 @@ import type { ToolDefinition } from "@switchyard/packet";
 import { hiddenInstructionFlags } from "./hidden-instructions.js";
 import type { ServerTrust } from "./servers-config.js";
 
+/** Hashes by definition object: a served definition is replaced, never changed, when its server's tools change. */
+const pinHashes = new WeakMap<object, string>();
+
 /** sha256 (hex) of the tool's name, description and input schema as canonical JSON. */
 export function pinHashOf(tool: Pick<ToolDefinition, "name" | "description" | "inputSchema">): string {
-  const definition = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema ?? {} };
-  return createHash("sha256").update(canonicalJson(definition)).digest("hex");
+  let hash = pinHashes.get(tool);
+  if (hash === undefined) {
+    const definition = { name: tool.name, description: tool.description, inputSchema: tool.inputSchema ?? {} };
+    hash = createHash("sha256").update(canonicalJson(definition)).digest("hex");
+    pinHashes.set(tool, hash);
+  }
+  return hash;
 }
 
 /** The flag of a new tool of a server whose tools are each reviewed before use. */

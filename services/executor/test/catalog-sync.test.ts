@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { catalogKey, listTools, openBucket } from "@switchyard/bus";
+import { catalogKey, listTools, mirrorCatalog, openBucket } from "@switchyard/bus";
 import { ToolDefinitionSchema } from "@switchyard/packet";
 import { suiteNats, toolDefinition, toolDefinitions } from "@switchyard/test-fixtures";
 import { catalogPublisher, readTool, syncCatalog, updateTool } from "../src/catalog-sync.js";
@@ -84,10 +84,12 @@ describe("catalog sync", () => {
     assert.equal((await readTool(catalog, READ.name))?.pinHash, pinHashOf(PULLED));
   });
 
-  it("tool guard - a quarantined, unpinned or unknown tool and invalid arguments are refused; a pinned call passes", async () => {
-    const catalog = await openBucket(nats.nc, "catalog-guard-test");
+  for (const mirrored of [false, true]) it(`tool guard - a quarantined, unpinned or unknown tool and invalid arguments are refused; a pinned call passes${mirrored ? " (catalog mirrored in memory)" : ""}`, async (t) => {
+    const catalog = await openBucket(nats.nc, `catalog-guard-test-${mirrored}`);
     let served = [READ];
-    const vet = toolGuard(catalog, () => served);
+    const mirror = mirrored ? await mirrorCatalog(catalog) : undefined;
+    t.after(() => mirror?.stop());
+    const vet = toolGuard(catalog, () => served, mirror);
     await syncCatalog(catalog, ["filesystem"], served);
     assert.equal(await vet(READ.name, { path: "notes/todo.md" }, "local"), undefined);
     assert.match((await vet(READ.name, { path: 42 }, "local"))!, /arguments do not match its input schema: path: must be string/);

@@ -89,6 +89,17 @@ describe("idempotent execution - a real JetStream KV bucket", { skip }, () => {
     assert.equal(tool.calls, 1);
   });
 
+  it("idempotent execution - a read keeps no record: each delivery calls it, and a retryable failure asks for a retry", async () => {
+    const k = nextKey();
+    const tool = counted();
+    assert.deepEqual(await callOnce(ledger, k, true, tool.call), { kind: "called", result: OK });
+    assert.deepEqual(await callOnce(ledger, k, true, tool.call), { kind: "called", result: OK });
+    assert.equal(tool.calls, 2);
+    assert.equal(await kv.get(k), null);
+    const lost = counted({ success: false, output: null, error: "server gone", failure: "server_lost", executionTimeMs: 1 });
+    await assert.rejects(callOnce(ledger, k, true, lost.call), RetryLater);
+  });
+
   it("idempotent execution - a retryable failure releases the claim and asks for a retry; a tool's own error is final", async () => {
     const k = nextKey();
     const lost = counted({ success: false, output: null, error: "server gone", failure: "server_lost", executionTimeMs: 1 });

@@ -1,5 +1,5 @@
 import type { KV } from "@nats-io/kv";
-import { catalogKey, followCatalog } from "@switchyard/bus";
+import { catalogKey, mirrorCatalog } from "@switchyard/bus";
 import { exampleTexts, followExamples, withExamples } from "@switchyard/learning";
 import { toolVisibleTo } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
@@ -19,30 +19,26 @@ export interface CatalogView {
 
 /** Follows the catalog and examples buckets (the router indexes the examples the same way). */
 export async function followCatalogView(catalog: KV, examplesBucket: KV): Promise<CatalogView> {
-  const tools = new Map<string, ToolDefinition>();
-  const follower = await followCatalog(catalog, {
-    upsert: (tool) => tools.set(catalogKey(tool.name), tool),
-    remove: (key) => tools.delete(key),
-  });
+  const tools = await mirrorCatalog(catalog);
   const examples = new Map<string, string[]>();
   const exampleFollower = await followExamples(examplesBucket, {
     upsert: (stored, key) => examples.set(key, exampleTexts(stored)),
     remove: (key) => examples.delete(key),
   });
   return {
-    get: (name) => tools.get(catalogKey(name)),
-    all: () => tools.values(),
+    get: (name) => tools.get(name),
+    all: () => tools.all(),
     visibleTo: (tenant) =>
-      [...tools.entries()]
-        .filter(([, tool]) => toolVisibleTo(tool, tenant))
-        .map(([key, tool]) => withExamples(tool, examples.get(key) ?? []))
+      [...tools.all()]
+        .filter((tool) => toolVisibleTo(tool, tenant))
+        .map((tool) => withExamples(tool, examples.get(catalogKey(tool.name)) ?? []))
         .sort((a, b) => a.name.localeCompare(b.name)),
     hideOthersTool(tenant, name, message = `no tool named ${name}`) {
-      const tool = tools.get(catalogKey(name));
+      const tool = tools.get(name);
       if (tool && !toolVisibleTo(tool, tenant)) throw new GatewayError("not_found", message);
     },
     stop() {
-      follower.stop();
+      tools.stop();
       exampleFollower.stop();
     },
   };

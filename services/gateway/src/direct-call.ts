@@ -16,6 +16,7 @@ import {
   routingOf,
   SelectedToolSchema,
   ToolRoutingState_ExecutionStatus,
+  toolReference,
   toolVisibleTo,
 } from "@switchyard/packet";
 import type { Packet, SubmitCallRequest, ToolDefinition } from "@switchyard/packet";
@@ -51,7 +52,7 @@ export function callPacket(request: SubmitCallRequest, tool: ToolDefinition, max
   intent.stepIndex = 0;
   const routing = routingOf(packet);
   routing.needsTool = true;
-  routing.candidates = [create(RoutingCandidateSchema, { tool, score: 1, source: RoutingCandidate_Source.PINNED })];
+  routing.candidates = [create(RoutingCandidateSchema, { tool: toolReference(tool), score: 1, source: RoutingCandidate_Source.PINNED })];
   routing.selectedTool = create(SelectedToolSchema, {
     toolName: tool.name,
     params: request.arguments ?? {},

@@ -1,8 +1,8 @@
 import type { NatsConnection } from "@nats-io/nats-core";
-import { jetstream } from "@nats-io/jetstream";
+import { jetstream, JetStreamApiError } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import type { Tracer } from "@opentelemetry/api";
-import { currentTraceparent, doneSubject, publishPacket, recordHop, retryWhileTransient, setDeadline } from "@switchyard/bus";
+import { currentTraceparent, publishPacket, recordHop, retryWhileTransient, setDeadline } from "@switchyard/bus";
 import type { HopClock } from "@switchyard/bus";
 import { decodePacket, encodePacket } from "@switchyard/packet";
 import type { Packet, Stage } from "@switchyard/packet";
@@ -10,8 +10,12 @@ import { finishedPacket } from "@switchyard/runtime";
 import { processMetrics } from "@switchyard/telemetry";
 import type { LivePackets } from "./live-packets.js";
 import type { NatsAvailability } from "./nats-availability.js";
+import { packetEndings } from "./packet-endings.js";
 
 const SERVICE = "gateway";
+
+/** JetStream's "wrong last sequence": what `kv.create` answers for a key that exists. */
+const KEY_EXISTS = 10071;
 
 export interface PacketDispatchOptions {
   nc: NatsConnection;
@@ -37,15 +41,15 @@ export interface Dispatched {
 export function packetDispatcher(options: PacketDispatchOptions) {
   const { nc, packets, tracer, availability, live } = options;
   const js = jetstream(nc, { timeout: options.publishTimeoutMs });
+  const endings = packetEndings(nc);
 
   /**
-   * Hands the packet to a stage and, when asked, waits for it to finish. The
-   * subscription to its done subject opens before the publish, so a fast
-   * packet cannot finish unseen; the packet is stored first so that
-   * `GET /v1/packets/{id}` finds it while it is in flight. It returns only
+   * Hands the packet to a stage and, when asked, waits for it to finish. The wait
+   * begins before the publish, so a fast packet cannot finish unseen; the packet is
+   * stored so that `GET /v1/packets/{id}` finds it while it is in flight. It returns only
    * once JetStream acknowledged the publish: an answer means the packet is kept.
    * While a server is lost and its streams elect new leaders, JetStream answers nobody
-   * for seconds: the store, then the publish, are tried again until the wait budget is spent
+   * for seconds: the store and the publish are tried again until the wait budget is spent
    * (the message id makes a publish stored twice count once).
    * When the publish fails the stored packet goes back to `previous` (deleted
    * when there was none), best effort as NATS may be away, so that it does not
@@ -53,28 +57,44 @@ export function packetDispatcher(options: PacketDispatchOptions) {
    */
   async function dispatch(packet: Packet, stage: Stage, wait: boolean, clock: HopClock, previous?: Uint8Array): Promise<Dispatched> {
     const packetId = packet.header!.packetId;
-    const done = wait ? nc.subscribe(doneSubject(packetId), { max: 1, timeout: options.waitTimeoutMs }) : undefined;
+    packet.header!.doneSubject = endings.subjectOf(packetId);
+    const ending = wait ? endings.await(packetId, options.waitTimeoutMs) : undefined;
     recordHop(packet, SERVICE, clock);
+    const bytes = encodePacket(packet);
     const deadline = Date.now() + options.waitTimeoutMs;
+    // A lost connection is waited for as long as any request waits for one (awaitConnection), not the whole budget.
+    const connected = () => availability.awaitConnection();
+    const publish = () => retryWhileTransient(() => publishPacket(js, tracer, stage, packet, bytes), Math.max(0, deadline - Date.now()), connected);
     try {
-      // Stored once, then published: a publish retried after its ack was lost may already
-      // have been taken on (or finished) by the stages, and storing again would overwrite that.
-      // A lost connection is waited for as long as any request waits for one (awaitConnection), not the whole budget.
-      const connected = () => availability.awaitConnection();
-      await retryWhileTransient(() => packets.put(packetId, encodePacket(packet)), options.waitTimeoutMs, connected);
-      await retryWhileTransient(() => publishPacket(js, tracer, stage, packet), Math.max(0, deadline - Date.now()), connected);
+      if (previous) {
+        // A resumed packet is stored over its waiting state before it is published: stored
+        // afterwards, a store retried late could overwrite what the stages made of it since.
+        await retryWhileTransient(() => packets.put(packetId, bytes), options.waitTimeoutMs, connected);
+        await publish();
+      } else {
+        // A new packet is stored only if absent, so the store and the publish can go out
+        // together (one round trip, not two): a store retried after the packet ended finds
+        // its end there and leaves it. Once published the packet runs and is stored when it
+        // ends, whether or not this first store was made.
+        const [, published] = await Promise.allSettled([storeIfAbsent(packetId, bytes, connected), publish()]);
+        if (published.status === "rejected") throw published.reason;
+      }
     } catch (error) {
-      done?.unsubscribe();
+      ending?.cancel();
       (previous ? packets.put(packetId, previous) : packets.delete(packetId)).catch(() => undefined);
       throw error;
     }
-    if (!done) return { packet, finished: false };
+    const ended = await ending?.bytes;
+    return ended ? { packet: decodePacket(ended), finished: true } : { packet, finished: false };
+  }
+
+  /** Stores a new packet's first state unless the bucket has one already (an earlier try's, or its end). */
+  async function storeIfAbsent(packetId: string, bytes: Uint8Array, connected: () => Promise<boolean>): Promise<void> {
     try {
-      for await (const msg of done) return { packet: decodePacket(msg.data), finished: true };
-    } catch {
-      // The subscription's timeout: the packet is still on its way.
+      await retryWhileTransient(() => packets.create(packetId, bytes), options.waitTimeoutMs, connected);
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError && error.code === KEY_EXISTS)) throw error;
     }
-    return { packet, finished: false };
   }
 
   return {

@@ -9,6 +9,7 @@ await runStageService({
   stage: "review",
   description: "scores a chosen call's confidence and applies policy: threshold, approvals, dry run (stage review)",
   env: process.env,
+  readsCandidates: true,
   defaultHealthPort: 8084,
   configSchema,
   deps: (config) => ({ config, reviewer: chooseReviewer(config) }),

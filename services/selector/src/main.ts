@@ -9,6 +9,7 @@ await runStageService({
   stage: "select",
   description: "picks one tool and its arguments among the candidates, with alternatives (stage select)",
   env: process.env,
+  readsCandidates: true,
   defaultHealthPort: 8083,
   configSchema,
   deps: (config) => ({ config, selector: chooseSelector(config) }),
