@@ -80,6 +80,10 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
     name: `${options.name}@${INSTANCE}`,
     // A service outlives NATS restarts: it keeps trying until NATS is back.
     maxReconnectAttempts: -1,
+    // Every request (each JetStream publish and KV write is one) would otherwise build two
+    // errors with stack traces in case it fails: 4-6 % of each service's CPU in the packet
+    // bench's profile (docs/performance.md). A failure still says what failed.
+    noAsyncTraces: true,
   });
   const topology: TopologyOptions = {
     replicas: config.JETSTREAM_REPLICAS,

@@ -2,7 +2,8 @@
  * Checks a tool call's arguments against the tool's own `inputSchema` with ajv.
  *
  * - Each schema is compiled once and cached by the hash of its canonical JSON, so the
- *   hundreds of tools of a catalog cost one compilation each, not one per packet.
+ *   hundreds of tools of a catalog cost one compilation each, not one per packet (and by
+ *   the schema object too, so a definition kept in memory is not hashed again).
  * - `strict: false`: tool schemas in the wild carry keywords ajv does not know ("title",
  *   vendor extensions); they are ignored, not fatal.
  * - Remote `$ref`s are never fetched: only the synchronous `compile` is used and no
@@ -86,10 +87,21 @@ function unknownArguments(schema: JsonObject, args: JsonObject, reported: Argume
     .map((name) => ({ field: name, message: "is not a parameter of this tool", keyword: "additionalProperties", params: { additionalProperty: name } }));
 }
 
+/**
+ * The same compilations by schema object: a stage's catalog copy hands the same definition
+ * objects to every packet, and hashing a schema costs more than validating against it.
+ */
+const compiledByObject = new WeakMap<JsonObject, ValidateFunction | Error>();
+
 function compile(schema: JsonObject): ValidateFunction | Error {
+  const known = compiledByObject.get(schema);
+  if (known) return known;
   const key = hashOf(schema);
   const cached = compiled.get(key);
-  if (cached) return cached;
+  if (cached) {
+    compiledByObject.set(schema, cached);
+    return cached;
+  }
   let result: ValidateFunction | Error;
   const { $schema, ...body } = schema;
   const dialect = typeof $schema === "string" ? $schema : "";
@@ -101,6 +113,7 @@ function compile(schema: JsonObject): ValidateFunction | Error {
   }
   if (compiled.size >= CACHE_LIMIT) compiled.delete(compiled.keys().next().value as string);
   compiled.set(key, result);
+  compiledByObject.set(schema, result);
   return result;
 }
 
