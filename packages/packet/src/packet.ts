@@ -12,13 +12,14 @@ import {
   ToolRoutingStateSchema,
   ToolScopeSchema,
   PacketSchema,
+  PacketSummarySchema,
   ReflectionLogEntrySchema,
   SketchpadEntrySchema,
   ToolRoutingState_ExecutionStatus,
   Turn_Role,
   TurnSchema,
 } from "./gen/switchyard/v1/packet_pb.js";
-import type { Intent, Packet, PacketContent, Reasoning, ToolRoutingState, ToolScope, Turn } from "./gen/switchyard/v1/packet_pb.js";
+import type { Intent, Packet, PacketContent, PacketSummary, Reasoning, ToolRoutingState, ToolScope, Turn } from "./gen/switchyard/v1/packet_pb.js";
 
 /** The default cap on reinjection rounds (seed 000 §3.1). */
 export const DEFAULT_MAX_REINJECTIONS = 3;
@@ -72,6 +73,11 @@ export function encodePacket(packet: Packet): Uint8Array {
 
 export function decodePacket(bytes: Uint8Array): Packet {
   return fromBinary(PacketSchema, bytes);
+}
+
+/** A stored packet's header and state alone; the rest of its bytes are skipped, not kept. */
+export function decodePacketSummary(bytes: Uint8Array): PacketSummary {
+  return fromBinary(PacketSummarySchema, bytes, { readUnknownFields: false });
 }
 
 /** The packet in the proto3 JSON mapping, with every field present so clients need no defaults table. */

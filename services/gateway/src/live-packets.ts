@@ -1,7 +1,7 @@
 import type { KV } from "@nats-io/kv";
 import { KvWatchInclude } from "@nats-io/kv";
-import { decodePacket, Packet_State } from "@switchyard/packet";
-import type { Packet } from "@switchyard/packet";
+import { decodePacketSummary, Packet_State } from "@switchyard/packet";
+import type { PacketSummary } from "@switchyard/packet";
 import { GatewayError } from "./deps.js";
 
 /** States in which a packet no longer occupies the fleet: finished, or waiting on a person. */
@@ -41,7 +41,7 @@ export class LivePackets {
   }
 
   /** A stored packet: in flight, or at rest. */
-  observe(packet: Packet): void {
+  observe(packet: Pick<PacketSummary, "header" | "state">): void {
     const { tenant, packetId } = packet.header ?? { tenant: "", packetId: "" };
     if (!packetId) return;
     if (AT_REST.has(packet.state)) this.release(tenant, packetId);
@@ -63,7 +63,7 @@ export async function followLivePackets(packets: KV, live: LivePackets, onError:
     for await (const entry of watch) {
       if (entry.operation !== "PUT" || entry.value.length === 0) continue;
       try {
-        live.observe(decodePacket(entry.value));
+        live.observe(decodePacketSummary(entry.value));
       } catch (error) {
         onError(error);
       }

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { finish, newPacket, Packet_State } from "@switchyard/packet";
+import { decodePacketSummary, encodePacket, finish, newPacket, Packet_State } from "@switchyard/packet";
 import { GatewayError } from "../src/deps.js";
 import { LivePackets } from "../src/live-packets.js";
 
@@ -48,6 +48,15 @@ describe("gateway live packets", () => {
     packet.state = Packet_State.EXECUTING;
     live.observe(packet);
     assert.equal(live.count("a"), 1);
+  });
+
+  it("gateway live packets - a stored packet read as its summary has its header and state, nothing else", () => {
+    const packet = packetOf("a", Packet_State.ROUTING);
+    const summary = decodePacketSummary(encodePacket(packet));
+    assert.equal(summary.state, Packet_State.ROUTING);
+    assert.equal(summary.header?.packetId, packet.header?.packetId);
+    assert.equal(summary.header?.tenant, "a");
+    assert.deepEqual(Object.keys(summary).sort(), ["$typeName", "header", "state"]);
   });
 
   it("gateway live packets - a packet that was not accepted is released; 0 means unlimited", () => {
