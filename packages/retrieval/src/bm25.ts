@@ -19,21 +19,29 @@ export const DEFAULT_BM25: Bm25Params = { k1: 1.0, b: 0.6 };
  * An inverted index over token bags, updated in place, scored with BM25.
  * Documents are keyed by id (the tool name); term frequencies may be
  * fractional so that fields can carry weights (the name counts double).
- * Internally each document has a numbered slot, so that scoring adds into
- * typed arrays instead of maps: a search touches every posting of every
- * query word, which for common words in a large catalog is most documents.
+ * Internally each document has a numbered slot and each term a number, and
+ * the postings live in flat typed arrays, so that scoring adds into typed
+ * arrays instead of maps: a search touches every posting of every query
+ * word, which for common words in a large catalog is most documents. The
+ * postings are the only copy of the documents' terms: changes wait aside
+ * and are merged in at the next search.
  */
 export class Bm25Index {
-  /** term → the slots of the documents that contain it, with the term's frequency in each */
-  private readonly postings = new Map<string, { slots: number[]; tfs: number[] }>();
+  private readonly termOf = new Map<string, number>();
   private readonly slotOf = new Map<string, number>();
   private readonly ids: (string | undefined)[] = [];
-  private readonly docTerms: (ReadonlyMap<string, number> | undefined)[] = [];
-  private lengths = new Float64Array(0);
+  private lengths = new Float64Array(16);
   private readonly freeSlots: number[] = [];
   private totalLength = 0;
-  /** Each slot's length-normalised k1, the BM25 denominator's constant part: made at the first search after a change. */
-  private norms: Float64Array | undefined;
+  private packed: Packed = { start: new Uint32Array(1), slots: new Uint32Array(0), tfs: new Float64Array(0), denominators: new Float64Array(0), df: new Uint32Array(0) };
+  /** Documents set since the postings were packed, by slot: their terms by number and their frequencies. */
+  private readonly added = new Map<number, { terms: number[]; tfs: number[] }>();
+  /** Slots whose packed postings are out of date (deleted or set again), by slot. */
+  private stale = new Uint8Array(16);
+  private changed = false;
+  /** Scoring's per-slot sums, reused. */
+  private total = new Float64Array(0);
+  private best = new Float64Array(0);
 
   constructor(private readonly params: Bm25Params = DEFAULT_BM25) {}
 
@@ -41,26 +49,31 @@ export class Bm25Index {
     return this.slotOf.size;
   }
 
+  /** One more than the highest slot ever used: what a caller sizes its per-slot arrays by. */
+  get slotCount(): number {
+    return this.ids.length;
+  }
+
   set(id: string, terms: ReadonlyMap<string, number>): void {
     this.delete(id);
-    this.norms = undefined;
+    this.changed = true;
     const slot = this.freeSlots.pop() ?? this.ids.length;
     if (slot >= this.lengths.length) {
-      const grown = new Float64Array(Math.max(16, this.lengths.length * 2));
-      grown.set(this.lengths);
-      this.lengths = grown;
+      this.lengths = grown(this.lengths, slot + 1);
+      this.stale = grown(this.stale, slot + 1);
     }
+    const doc = { terms: [] as number[], tfs: [] as number[] };
     let length = 0;
     for (const [term, tf] of terms) {
       length += tf;
-      let posting = this.postings.get(term);
-      if (!posting) this.postings.set(term, (posting = { slots: [], tfs: [] }));
-      posting.slots.push(slot);
-      posting.tfs.push(tf);
+      let t = this.termOf.get(term);
+      if (t === undefined) this.termOf.set(term, (t = this.termOf.size));
+      doc.terms.push(t);
+      doc.tfs.push(tf);
     }
+    this.added.set(slot, doc);
     this.slotOf.set(id, slot);
     this.ids[slot] = id;
-    this.docTerms[slot] = new Map(terms);
     this.lengths[slot] = length;
     this.totalLength += length;
   }
@@ -68,38 +81,21 @@ export class Bm25Index {
   delete(id: string): boolean {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return false;
-    this.norms = undefined;
-    for (const term of this.docTerms[slot]!.keys()) {
-      const posting = this.postings.get(term);
-      if (!posting) continue;
-      const at = posting.slots.indexOf(slot);
-      // order within a posting does not matter: the last entry fills the hole
-      posting.slots[at] = posting.slots[posting.slots.length - 1]!;
-      posting.tfs[at] = posting.tfs[posting.tfs.length - 1]!;
-      posting.slots.pop();
-      posting.tfs.pop();
-      if (posting.slots.length === 0) this.postings.delete(term);
-    }
+    this.changed = true;
+    this.added.delete(slot);
+    this.stale[slot] = 1;
     this.totalLength -= this.lengths[slot]!;
     this.lengths[slot] = 0;
     this.ids[slot] = undefined;
-    this.docTerms[slot] = undefined;
     this.slotOf.delete(id);
     this.freeSlots.push(slot);
     return true;
   }
 
-  private normsNow(): Float64Array {
-    const { k1, b } = this.params;
-    const norm = new Float64Array(this.ids.length);
-    const avgLength = this.totalLength / this.slotOf.size;
-    for (let i = 0; i < norm.length; i++) norm[i] = k1 * (1 - b + (b * this.lengths[i]!) / avgLength);
-    return norm;
-  }
-
   /** Robertson–Spärck Jones IDF, +1 inside the log so it never goes negative for very common terms. */
   idf(term: string): number {
-    const df = this.postings.get(term)?.slots.length ?? 0;
+    const t = this.termOf.get(term);
+    const df = t === undefined ? 0 : (this.postings().df[t] ?? 0);
     const n = this.slotOf.size;
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   }
@@ -113,8 +109,12 @@ export class Bm25Index {
    * the catalog's size or the query's length.
    */
   score(query: readonly QueryTerm[]): { scores: Map<string, number>; reference: number } {
-    const { matched, total, reference } = this.scoreSlots(query);
-    return { scores: new Map(matched.map((slot) => [this.ids[slot]!, total[slot]!])), reference };
+    const { total, reference } = this.scoreSlots(query);
+    const scores = new Map<string, number>();
+    total.forEach((score, slot) => {
+      if (score > 0) scores.set(this.ids[slot]!, score);
+    });
+    return { scores, reference };
   }
 
   /** A document's slot, what `scoreSlots` reports scores by; undefined when it is not indexed. */
@@ -123,46 +123,116 @@ export class Bm25Index {
   }
 
   /**
-   * `score` by slot, for a caller that scans many documents: the slots that
-   * matched, and every slot's score (0 for the others).
+   * `score` by slot, for a caller that scans many documents: every slot's
+   * score (0 for those that match nothing), `slotCount` of them, valid until
+   * the next call.
    */
-  scoreSlots(query: readonly QueryTerm[]): { matched: number[]; total: Float64Array; reference: number } {
-    const n = this.slotOf.size;
-    if (n === 0) return { matched: [], total: new Float64Array(0), reference: 0 };
+  scoreSlots(query: readonly QueryTerm[]): { total: Float64Array; reference: number } {
     const { k1 } = this.params;
-    const slots = this.ids.length;
-    const norm = (this.norms ??= this.normsNow());
-    const total = new Float64Array(slots);
-    const best = new Float64Array(slots);
-    const matched: number[] = [];
+    const { start, slots: docs, tfs, denominators, df } = this.postings();
+    if (this.total.length !== this.ids.length) {
+      this.total = new Float64Array(this.ids.length);
+      this.best = new Float64Array(this.ids.length);
+    }
+    const { total, best } = this;
+    total.fill(0);
     let reference = 0;
     // a repeated query word counts once per occurrence, as in the query's own bag of words
     for (const alternatives of query) {
+      const found = alternatives.flatMap(({ term, weight }) => {
+        const t = this.termOf.get(term);
+        return t !== undefined && df[t]! > 0 ? [{ t, w: weight * this.idf(term) }] : [];
+      });
       const touched: number[] = [];
       let bestIdf = 0;
-      for (const { term, weight } of alternatives) {
-        const posting = this.postings.get(term);
-        if (!posting) continue;
-        const w = weight * this.idf(term);
+      for (const { t, w } of found) {
         bestIdf = Math.max(bestIdf, w);
-        const { slots: docs, tfs } = posting;
-        for (let j = 0; j < docs.length; j++) {
+        for (let j = start[t]!; j < start[t + 1]!; j++) {
           const slot = docs[j]!;
-          const tf = tfs[j]!;
-          const s = (w * tf * (k1 + 1)) / (tf + norm[slot]!);
-          if (best[slot] === 0) touched.push(slot);
-          if (s > best[slot]!) best[slot] = s;
+          const s = (w * tfs[j]! * (k1 + 1)) / denominators[j]!;
+          // a word found in one form only: its score is the document's best, add it straight away
+          if (found.length === 1) total[slot]! += s;
+          else {
+            if (best[slot] === 0) touched.push(slot);
+            if (s > best[slot]!) best[slot] = s;
+          }
         }
       }
       reference += bestIdf;
       for (const slot of touched) {
-        if (total[slot] === 0) matched.push(slot);
         total[slot]! += best[slot]!;
         best[slot] = 0;
       }
     }
-    return { matched, total, reference };
+    return { total, reference };
   }
+
+  /**
+   * The postings with the changes since the last time merged in: the packed
+   * ones still current, then the added documents'. A search packs what it
+   * finds changed; a caller done with a batch of changes packs them early,
+   * so the documents waiting aside do not outlive the batch.
+   */
+  pack(): void {
+    if (!this.changed) return;
+    const old = this.packed;
+    const { k1, b } = this.params;
+    const terms = this.termOf.size;
+    const df = new Uint32Array(terms);
+    for (let t = 0; t < old.df.length; t++) for (let j = old.start[t]!; j < old.start[t + 1]!; j++) if (!this.stale[old.slots[j]!]) df[t]!++;
+    for (const doc of this.added.values()) for (const t of doc.terms) df[t]!++;
+    const start = new Uint32Array(terms + 1);
+    for (let t = 0; t < terms; t++) start[t + 1] = start[t]! + df[t]!;
+    const next = start.slice(0, terms);
+    const slots = new Uint32Array(start[terms]!);
+    const tfs = new Float64Array(slots.length);
+    for (let t = 0; t < old.df.length; t++) {
+      for (let j = old.start[t]!; j < old.start[t + 1]!; j++) {
+        if (this.stale[old.slots[j]!]) continue;
+        const at = next[t]!++;
+        slots[at] = old.slots[j]!;
+        tfs[at] = old.tfs[j]!;
+      }
+    }
+    for (const [slot, doc] of this.added) {
+      doc.terms.forEach((t, i) => {
+        const at = next[t]!++;
+        slots[at] = slot;
+        tfs[at] = doc.tfs[i]!;
+      });
+    }
+    const norms = new Float64Array(this.ids.length);
+    const avgLength = this.totalLength / this.slotOf.size;
+    for (let i = 0; i < norms.length; i++) norms[i] = k1 * (1 - b + (b * this.lengths[i]!) / avgLength);
+    // beside each posting, not looked up by slot: a search reads the postings in order, and the slots at random
+    const denominators = Float64Array.from(slots, (slot, at) => tfs[at]! + norms[slot]!);
+    this.packed = { start, slots, tfs, denominators, df };
+    this.added.clear();
+    this.stale.fill(0);
+    this.changed = false;
+  }
+
+  private postings(): Packed {
+    this.pack();
+    return this.packed;
+  }
+}
+
+/** Every term's postings: term t's are start[t] up to start[t + 1] of `slots`, `tfs` and `denominators`; df[t] of them. */
+interface Packed {
+  start: Uint32Array;
+  slots: Uint32Array;
+  tfs: Float64Array;
+  /** BM25's denominator: the term's frequency plus the document's length-normalised k1. */
+  denominators: Float64Array;
+  df: Uint32Array;
+}
+
+/** A copy of `array` with room for at least `size` entries (doubling, so that growing one at a time stays linear). */
+function grown<T extends Uint8Array | Float64Array>(array: T, size: number): T {
+  const bigger = new (array.constructor as new (length: number) => T)(Math.max(size, array.length * 2));
+  bigger.set(array);
+  return bigger;
 }
 
 /** One query word as its alternatives: the word itself (weight 1) and related words (less). */

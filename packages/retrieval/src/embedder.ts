@@ -56,34 +56,109 @@ export class LocalEmbedder implements Embedder {
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
-    return Promise.resolve(texts.map((t) => this.embedOne(t)));
+    const features = new FeatureTable(this.dimensions);
+    // the batch's vectors share one buffer: a buffer of its own each was the costliest step of embedding a catalog
+    const bytes = this.dimensions * Float32Array.BYTES_PER_ELEMENT;
+    const buffer = new ArrayBuffer(texts.length * bytes);
+    return Promise.resolve(texts.map((t, i) => this.vectorOf(t, features, new Float32Array(buffer, i * bytes, this.dimensions))));
   }
 
   /** Synchronous form of `embed` for one text. */
   embedOne(text: string): Float32Array {
-    const features = new Map<string, number>();
-    const add = (feature: string, weight: number): void => {
-      features.set(feature, (features.get(feature) ?? 0) + weight);
+    return this.vectorOf(text, new FeatureTable(this.dimensions), new Float32Array(this.dimensions));
+  }
+
+  /** The text's vector, written into `v` (zeros). */
+  private vectorOf(text: string, table: FeatureTable, v: Float32Array): Float32Array {
+    // each feature's count, in the order the text first says it
+    const order: number[] = [];
+    const add = (feature: number, weight: number): void => {
+      if (table.counts[feature] === undefined) order.push(feature);
+      table.counts[feature] = (table.counts[feature] ?? 0) + weight;
     };
     const stems = tokenize(text);
-    for (let i = 0; i < stems.length; i++) {
-      const s = stems[i]!;
-      add(`w:${s}`, 1);
-      if (i > 0) add(`b:${stems[i - 1]} ${s}`, this.bigramWeight);
-      if (this.trigramWeight > 0) for (const g of trigrams(s)) add(`g:${g}`, this.trigramWeight);
-      if (this.conceptWeight > 0) for (const c of conceptsOf(s)) add(`c:${c}`, this.conceptWeight);
+    let before: StemFeatures | undefined;
+    for (const s of stems) {
+      let own = table.stems.get(s);
+      if (!own) table.stems.set(s, (own = this.featuresOf(s, table)));
+      add(own.word, 1);
+      if (before) {
+        let bigram = own.after.get(before);
+        // the hash of "b:<before> <s>", without making the string
+        if (bigram === undefined) own.after.set(before, (bigram = table.add(mix(fnv1a(before.bigramHead, s)))));
+        add(bigram, this.bigramWeight);
+      }
+      for (let f = 0; f < own.parts.length; f++) add(own.parts[f]!, own.weights[f]!);
+      before = own;
     }
 
-    const v = new Float32Array(this.dimensions);
-    for (const [feature, count] of features) {
-      const h = hash32(feature);
+    for (const feature of order) {
+      const count = table.counts[feature]!;
+      table.counts[feature] = undefined;
       // sublinear frequency: a word said five times is not five times as relevant
       const weight = count >= 1 ? 1 + Math.log(count) : count;
-      // the hash's top bit picks the sign, so collisions cancel out on average instead of piling up
-      v[h % this.dimensions]! += h & 0x80000000 ? -weight : weight;
+      v[table.places[feature]!]! += table.negative[feature] ? -weight : weight;
     }
     return normalize(v);
   }
+
+  /** A stem's own features: the word, then its trigrams and concept groups (after the bigram that joins it to the word before). */
+  private featuresOf(stem: string, table: FeatureTable): StemFeatures {
+    const parts: number[] = [];
+    const weights: number[] = [];
+    const add = (part: string, weight: number): void => {
+      parts.push(table.id(part));
+      weights.push(weight);
+    };
+    if (this.trigramWeight > 0) for (const g of trigrams(stem)) add(`g:${g}`, this.trigramWeight);
+    if (this.conceptWeight > 0) for (const c of conceptsOf(stem)) add(`c:${c}`, this.conceptWeight);
+    return { word: table.id(`w:${stem}`), parts, weights, bigramHead: fnv1a(FNV_OFFSET, `b:${stem} `), after: new Map() };
+  }
+}
+
+/**
+ * The features of one `embed` call's texts, numbered with their hashes, and
+ * each stem's own: a batch's texts share most of their words, so each word's
+ * features are made and hashed once, and a text counts its features in an
+ * array by number instead of a map by name.
+ */
+class FeatureTable {
+  private readonly numbers = new Map<string, number>();
+  /** Each feature's dimension and sign, from its hash: the hash's top bit picks the sign, so collisions cancel out on average instead of piling up. */
+  readonly places: number[] = [];
+  readonly negative: boolean[] = [];
+  readonly stems = new Map<string, StemFeatures>();
+  /** The text being embedded's count of each feature it says (undefined for the rest). */
+  readonly counts: (number | undefined)[] = [];
+
+  constructor(private readonly dimensions: number) {}
+
+  /** The feature's number. */
+  id(feature: string): number {
+    let n = this.numbers.get(feature);
+    if (n === undefined) this.numbers.set(feature, (n = this.add(hash32(feature))));
+    return n;
+  }
+
+  /** A new feature's number, known by its hash alone (its caller keeps track of which it is). */
+  add(hash: number): number {
+    this.places.push(hash % this.dimensions);
+    this.negative.push((hash & 0x80000000) !== 0);
+    this.counts.push(undefined);
+    return this.places.length - 1;
+  }
+}
+
+/** The features one stem adds to a text's vector, in the order they are added, by number (FeatureTable). */
+interface StemFeatures {
+  word: number;
+  /** The stem's trigrams and concept groups, with their weights. */
+  parts: number[];
+  weights: number[];
+  /** FNV-1a's state after "b:<stem> ", where the hash of a bigram that starts with this stem goes on. */
+  bigramHead: number;
+  /** The bigram of each stem said before this one. */
+  after: Map<StemFeatures, number>;
 }
 
 /** Character trigrams of a stem with word boundaries marked: "todo" → "^to", "tod", "odo", "do$". */
@@ -96,11 +171,22 @@ export function trigrams(stem: string): string[] {
 
 /** FNV-1a over UTF-16 code units, then murmur3's finaliser to spread the bits; stable across processes. */
 export function hash32(s: string): number {
-  let h = 0x811c9dc5;
+  return mix(fnv1a(FNV_OFFSET, s));
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+
+/** FNV-1a's state `h` carried on over `s`. */
+function fnv1a(h: number, s: string): number {
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
+  return h;
+}
+
+/** murmur3's finaliser. */
+function mix(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -112,7 +198,7 @@ export function hash32(s: string): number {
 /** Scales to unit length in place; the zero vector stays zero (an empty text matches nothing). */
 export function normalize(v: Float32Array): Float32Array {
   let sum = 0;
-  for (const x of v) sum += x * x;
+  for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
   if (sum === 0) return v;
   const inv = 1 / Math.sqrt(sum);
   for (let i = 0; i < v.length; i++) v[i]! *= inv;

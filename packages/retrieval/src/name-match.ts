@@ -5,41 +5,58 @@
  * of a server shares ("Only works within allowed directories"), which drowns
  * the name's words in BM25. Each name word is weighted by how rare it is among
  * the names, so "create" counts for more than "file" in a filesystem catalog.
+ * Names are keyed by number (the index's slot for the tool) and their stems
+ * numbered too, so that a search works in arrays instead of maps.
  */
 export class NameIndex {
-  private readonly names = new Map<string, readonly string[]>();
-  private readonly df = new Map<string, number>();
-  /** The ids whose name has a stem: a query reaches the names it can cover without looking at the rest. */
-  private readonly byStem = new Map<string, Set<string>>();
-  /** idf by stem, filled as searches ask; any change to the names empties it. */
-  private readonly idfs = new Map<string, number>();
+  private readonly stemOf = new Map<string, number>();
+  /** Each name's distinct stems by number, in order of appearance. */
+  private readonly names: (readonly number[] | undefined)[] = [];
+  private size = 0;
+  /** By stem number: how many names have it, and which (a query reaches the names it can cover without looking at the rest). */
+  private readonly df: number[] = [];
+  private readonly byStem: number[][] = [];
+  /** idf by stem number and each name's total idf by id, made at the first search after the names change. */
+  private stats: { idfs: Float64Array; totals: Float64Array } | undefined;
+  /** A query's match weights by stem number (0 for the rest); its matched idf and matched stems so far by name id. */
+  private weights = new Float64Array(0);
+  private sums = new Float64Array(0);
+  private counts = new Uint16Array(0);
 
-  set(id: string, stems: readonly string[]): void {
+  set(id: number, stems: readonly string[]): void {
     this.delete(id);
-    this.idfs.clear();
-    const unique = [...new Set(stems)];
-    this.names.set(id, unique);
-    for (const s of unique) {
-      this.df.set(s, (this.df.get(s) ?? 0) + 1);
-      let ids = this.byStem.get(s);
-      if (!ids) this.byStem.set(s, (ids = new Set()));
-      ids.add(id);
+    this.stats = undefined;
+    const unique = [...new Set(stems)].map((s) => {
+      let n = this.stemOf.get(s);
+      if (n === undefined) {
+        n = this.df.length;
+        this.stemOf.set(s, n);
+        this.df.push(0);
+        this.byStem.push([]);
+      }
+      return n;
+    });
+    this.names[id] = unique;
+    this.size++;
+    for (const n of unique) {
+      this.df[n]!++;
+      this.byStem[n]!.push(id);
     }
   }
 
-  delete(id: string): boolean {
-    const old = this.names.get(id);
+  delete(id: number): boolean {
+    const old = this.names[id];
     if (!old) return false;
-    this.idfs.clear();
-    for (const s of old) {
-      const n = (this.df.get(s) ?? 1) - 1;
-      if (n > 0) this.df.set(s, n);
-      else this.df.delete(s);
-      const ids = this.byStem.get(s);
-      ids?.delete(id);
-      if (ids?.size === 0) this.byStem.delete(s);
+    this.stats = undefined;
+    for (const n of old) {
+      this.df[n]!--;
+      const ids = this.byStem[n]!;
+      // order does not matter: the last id fills the hole
+      ids[ids.indexOf(id)] = ids[ids.length - 1]!;
+      ids.pop();
     }
-    this.names.delete(id);
+    this.names[id] = undefined;
+    this.size--;
     return true;
   }
 
@@ -48,37 +65,80 @@ export class NameIndex {
    * `matches` maps a stem to how well the query matches it (1 for a query
    * word, less for a related word).
    */
-  coverage(id: string, matches: ReadonlyMap<string, number>): number {
-    const stems = this.names.get(id);
-    if (!stems || stems.length === 0) return 0;
-    let total = 0;
-    let matched = 0;
-    for (const s of stems) {
-      const idf = this.idf(s);
-      total += idf;
-      matched += idf * (matches.get(s) ?? 0);
-    }
-    return total > 0 ? matched / total : 0;
+  coverage(id: number, matches: ReadonlyMap<string, number>): number {
+    const { totals } = this.statsNow();
+    const total = totals[id] ?? 0;
+    return this.withWeights(matches, () => (total > 0 ? this.matchedOf(id) / total : 0));
   }
 
-  /** `coverage` of every name the query matches at all; the names left out cover nothing of it. */
-  coverages(matches: ReadonlyMap<string, number>): Map<string, number> {
-    const out = new Map<string, number>();
+  /**
+   * Calls `each` with the `coverage` of every name the query matches at all;
+   * the names left out cover nothing of it. Summed stem by stem over the
+   * names that have each, in the query's order rather than the name's: the
+   * same sum while a name matches at most two stems (addition commutes), and
+   * a name that matches more is summed again in its own order.
+   */
+  coverages(matches: ReadonlyMap<string, number>, each: (id: number, coverage: number) => void): void {
+    const { idfs, totals } = this.statsNow();
+    const { sums, counts } = this;
+    this.withWeights(matches, (stems) => {
+      const reached: number[] = [];
+      for (const stem of stems) {
+        const share = idfs[stem]! * this.weights[stem]!;
+        for (const id of this.byStem[stem]!) {
+          if (counts[id]!++ === 0) reached.push(id);
+          sums[id]! += share;
+        }
+      }
+      for (const id of reached) {
+        const total = totals[id]!;
+        const matched = counts[id]! > 2 ? this.matchedOf(id) : sums[id]!;
+        each(id, total > 0 ? matched / total : 0);
+        sums[id] = 0;
+        counts[id] = 0;
+      }
+    });
+  }
+
+  /** Runs `use` with the query's matches in `weights` by stem number, given the stems it matches that names have. */
+  private withWeights<T>(matches: ReadonlyMap<string, number>, use: (stems: number[]) => T): T {
+    if (this.weights.length < this.df.length) this.weights = new Float64Array(this.df.length);
+    const stems: number[] = [];
     for (const [stem, weight] of matches) {
-      if (weight <= 0) continue;
-      for (const id of this.byStem.get(stem) ?? []) if (!out.has(id)) out.set(id, this.coverage(id, matches));
+      const n = this.stemOf.get(stem);
+      if (n === undefined || weight <= 0) continue;
+      this.weights[n] = weight;
+      stems.push(n);
     }
-    return out;
+    try {
+      return use(stems);
+    } finally {
+      for (const n of stems) this.weights[n] = 0;
+    }
   }
 
-  private idf(stem: string): number {
-    let idf = this.idfs.get(stem);
-    if (idf === undefined) {
-      const df = this.df.get(stem) ?? 0;
-      const n = this.names.size;
-      idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      this.idfs.set(stem, idf);
+  /** The idf of the name's stems times how well the query matches each, summed in the name's order. */
+  private matchedOf(id: number): number {
+    const { idfs } = this.statsNow();
+    let matched = 0;
+    for (const s of this.names[id] ?? []) matched += idfs[s]! * this.weights[s]!;
+    return matched;
+  }
+
+  private statsNow(): { idfs: Float64Array; totals: Float64Array } {
+    if (this.stats) return this.stats;
+    const idfs = Float64Array.from(this.df, (df) => Math.log(1 + (this.size - df + 0.5) / (df + 0.5)));
+    const totals = new Float64Array(this.names.length);
+    this.names.forEach((stems, id) => {
+      let total = 0;
+      for (const s of stems ?? []) total += idfs[s]!;
+      totals[id] = total;
+    });
+    if (this.sums.length < this.names.length) {
+      this.sums = new Float64Array(this.names.length);
+      this.counts = new Uint16Array(this.names.length);
     }
-    return idf;
+    this.stats = { idfs, totals };
+    return this.stats;
   }
 }

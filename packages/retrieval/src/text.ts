@@ -53,6 +53,24 @@ export function tokenize(text: string): string[] {
 
 /** The Porter stem of one lowercase word (the kept `stemmer` package): "reading" → "read", "files" → "file". */
 export function stem(word: string): string {
+  let stemmed = STEMS.get(word);
+  if (stemmed === undefined) {
+    // a vocabulary outgrowing the cache starts it afresh, so it cannot grow without end
+    if (STEMS.size >= STEM_CACHE_SIZE) STEMS.clear();
+    STEMS.set(word, (stemmed = stemOf(word)));
+  }
+  return stemmed;
+}
+
+/**
+ * Stems by word, remembered: indexing a catalog stems the same few thousand
+ * words over and over (the Porter stemmer was the costliest step of building
+ * an index of 100,000 tools).
+ */
+const STEMS = new Map<string, string>();
+const STEM_CACHE_SIZE = 50_000;
+
+function stemOf(word: string): string {
   const exception = STEM_EXCEPTIONS.get(word);
   if (exception !== undefined) return exception;
   // only plain ASCII words of three letters or more; "is", "as", "ios", numbers and non-English words stay whole

@@ -10,6 +10,7 @@ import { NameIndex } from "./name-match.js";
 import { storeVector } from "./stored-vector.js";
 import type { StoredVector } from "./stored-vector.js";
 import { tokenize, toolFields } from "./text.js";
+import type { ToolFields } from "./text.js";
 import { topK, TopList } from "./top-k.js";
 import { VectorBlock } from "./vector-block.js";
 
@@ -149,15 +150,6 @@ export interface EmbeddedIndexOptions {
   vectorCache?: EmbeddingCache;
 }
 
-interface Entry {
-  tool: ToolDefinition;
-  hash: string;
-  /** One vector for the tool's whole text, then one per example request (`tool.examples`, in order). */
-  vectors: StoredVector[];
-  /** Each example request's stems, in the same order. */
-  examples: ReadonlySet<string>[];
-}
-
 /** A content hash over what is indexed (name, description, input schema, examples); key order does not matter. */
 export function toolContentHash(tool: ToolDefinition): string {
   const content = canonicalJson([tool.name, tool.description, tool.inputSchema ?? {}, tool.examples]);
@@ -201,9 +193,19 @@ export function toolContentHash(tool: ToolDefinition): string {
  * (`pnpm bench route-scale` measures it from 100 to 100,000 tools).
  */
 export class EmbeddedIndex implements ToolIndex {
-  private readonly entries = new Map<string, Entry>();
-  /** The entries in scan order with their vectors packed, made again after the entries change. */
-  private packed: { entries: Entry[]; positionOfSlot: Int32Array; vectors: VectorBlock; examples: PackedExample[] } | undefined;
+  /** By slot, the number the BM25 index gives a tool, which every part below shares: the tool and its content hash. */
+  private readonly tools: (ToolDefinition | undefined)[] = [];
+  private readonly hashes: (string | undefined)[] = [];
+  /** Each tool's vector by slot. */
+  private readonly vectors = new VectorBlock();
+  /** The example requests of the tools that have some, by slot; their vectors are numbered apart, in `exampleVectors`. */
+  private readonly examples = new Map<number, readonly Example[]>();
+  private readonly exampleVectors = new VectorBlock();
+  private readonly freeExampleVectors: number[] = [];
+  private exampleVectorCount = 0;
+  /** A search's name coverages and best example scores by slot, reused: one search ranks at a time. */
+  private nameCoverage = new Float64Array(0);
+  private exampleScores = new Float64Array(0);
   private readonly sparse: Bm25Index;
   private readonly names = new NameIndex();
   private readonly denseWeight: number;
@@ -234,63 +236,80 @@ export class EmbeddedIndex implements ToolIndex {
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.sparse.size;
   }
 
   upsert(tools: readonly ToolDefinition[]): Promise<number> {
     return this.serialize(async () => {
       // the last definition of a name wins, as if they had been upserted one by one
       const latest = new Map(tools.map((t) => [t.name, t]));
-      const changed: { tool: ToolDefinition; hash: string; texts: string[] }[] = [];
+      const changed: { tool: ToolDefinition; hash: string; fields: ToolFields; texts: string[] }[] = [];
       for (const tool of latest.values()) {
         const hash = toolContentHash(tool);
-        const entry = this.entries.get(tool.name);
-        if (entry?.hash === hash) {
+        const slot = this.sparse.slot(tool.name);
+        if (slot !== undefined && this.hashes[slot] === hash) {
           // same content, but pool, core flag, side effect or server may have changed: keep the new definition
-          entry.tool = tool;
-          this.names.set(tool.name, tokenize(ownToolName(tool)));
+          this.tools[slot] = tool;
+          this.names.set(slot, tokenize(ownToolName(tool)));
           continue;
         }
-        changed.push({ tool, hash, texts: this.textsOf(tool) });
+        const fields = toolFields(tool);
+        changed.push({ tool, hash, fields, texts: textsOf(fields) });
       }
       if (changed.length === 0) return 0;
 
-      const vectors = await this.embedTexts(changed.flatMap((c) => c.texts));
-      if (vectors.length !== changed.reduce((n, c) => n + c.texts.length, 0)) {
-        throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${changed.length} tools`);
-      }
+      const vectors = await this.embedStored(changed.flatMap((c) => c.texts));
+      const own = new Map<number, StoredVector>();
+      const ofExamples = new Map<number, StoredVector | undefined>();
       let at = 0;
       for (const c of changed) {
-        const own = vectors.slice(at, at + c.texts.length).map(storeVector);
-        at += c.texts.length;
-        const examples = toolFields(c.tool).examples.map((e) => new Set(tokenize(e)));
-        this.entries.set(c.tool.name, { tool: c.tool, hash: c.hash, vectors: own, examples });
-        this.packed = undefined;
-        this.sparse.set(c.tool.name, this.termsOf(c.tool));
-        this.names.set(c.tool.name, tokenize(ownToolName(c.tool)));
+        this.sparse.set(c.tool.name, this.termsOf(c.fields));
+        const slot = this.sparse.slot(c.tool.name)!;
+        this.dropExamples(slot, ofExamples);
+        own.set(slot, vectors[at++]!);
+        const examples = c.fields.examples.map((text) => {
+          const vector = this.freeExampleVectors.pop() ?? this.exampleVectorCount++;
+          ofExamples.set(vector, vectors[at++]!);
+          return { vector, stems: new Set(tokenize(text)) };
+        });
+        if (examples.length > 0) this.examples.set(slot, examples);
+        this.tools[slot] = c.tool;
+        this.hashes[slot] = c.hash;
+        this.names.set(slot, tokenize(ownToolName(c.tool)));
       }
+      this.vectors.update(own);
+      this.exampleVectors.update(ofExamples);
+      this.sparse.pack();
       return changed.length;
     });
   }
 
   remove(name: string): Promise<boolean> {
     return this.serialize(() => {
+      const slot = this.sparse.slot(name);
+      if (slot === undefined) return Promise.resolve(false);
       this.sparse.delete(name);
-      this.names.delete(name);
-      this.packed = undefined;
-      return Promise.resolve(this.entries.delete(name));
+      this.names.delete(slot);
+      this.vectors.update(new Map([[slot, undefined]]));
+      const ofExamples = new Map<number, StoredVector | undefined>();
+      this.dropExamples(slot, ofExamples);
+      this.exampleVectors.update(ofExamples);
+      this.tools[slot] = undefined;
+      this.hashes[slot] = undefined;
+      return Promise.resolve(true);
     });
   }
 
   /** The indexed definition of a tool, if any. */
   get(name: string): ToolDefinition | undefined {
-    return this.entries.get(name)?.tool;
+    const slot = this.sparse.slot(name);
+    return slot === undefined ? undefined : this.tools[slot];
   }
 
   async search(query: string, opts: SearchOptions): Promise<ScoredTool[]> {
     const context = opts.context ?? [];
     const stems = weightedStems(query, context);
-    if (opts.limit <= 0 || this.entries.size === 0 || stems.size === 0) return [];
+    if (opts.limit <= 0 || this.size === 0 || stems.size === 0) return [];
     const lines = requestLines([...context, query].join("\n"));
     // one embedder call for the query, its context and its lines: a remote embedder answers a batch as fast as one text
     const texts = [...new Set([query, ...context, ...lines])];
@@ -317,41 +336,58 @@ export class EmbeddedIndex implements ToolIndex {
     if (stems.size === 0) return [];
     const expanded = [...stems].map(([term, weight]) => this.expand(term, weight));
     const bm25 = this.sparse.scoreSlots(expanded);
+    const slots = bm25.total.length;
     // the best tool scores 1 when it covers the query at least as well as the reference; others in proportion
     let scale = bm25.reference;
-    for (const slot of bm25.matched) scale = Math.max(scale, bm25.total[slot]!);
+    for (let t = 0; t < slots; t++) if (bm25.total[t]! > scale) scale = bm25.total[t]!;
     // a name word the query says counts fully however often it is said; one only its context says, less
     const matches = new Map<string, number>();
     for (const { term, weight } of expanded.flat()) matches.set(term, Math.max(matches.get(term) ?? 0, Math.min(1, weight)));
 
-    // Every tool's score by scan position, in typed arrays: the sparse part only
-    // for the tools the query matches (BM25's postings, the names it covers).
-    const { entries, positionOfSlot, vectors, examples } = this.pack();
-    const scores = new Float64Array(entries.length);
-    const nameCoverage = new Float64Array(entries.length);
-    for (const [name, c] of this.names.coverages(matches)) nameCoverage[positionOfSlot[this.sparse.slot(name)!]!] = this.nameMatchWeight * c;
-    if (scale > 0) for (const slot of bm25.matched) scores[positionOfSlot[slot]!] = ((1 - this.nameMatchWeight) * bm25.total[slot]!) / scale;
-    for (let t = 0; t < entries.length; t++) scores[t]! += nameCoverage[t]!;
-    const dots = queryVector && entries.length > 0 ? vectors.dots(queryVector) : undefined;
-    const fuse = (cosine: number, sparse: number) => this.denseWeight * cosine + (1 - this.denseWeight) * sparse;
-    if (dots) for (let t = 0; t < entries.length; t++) scores[t] = fuse(vectors.at(t, 0, dots), scores[t]!);
+    // Every tool's parts by slot, in typed arrays: BM25's, the name coverage
+    // of the tools whose names the query matches, each tool's best example.
+    if (this.nameCoverage.length !== slots) {
+      this.nameCoverage = new Float64Array(slots);
+      this.exampleScores = new Float64Array(slots);
+    }
+    const { nameCoverage, exampleScores } = this;
+    nameCoverage.fill(0);
+    this.names.coverages(matches, (slot, c) => (nameCoverage[slot] = this.nameMatchWeight * c));
+    const denseWeight = this.denseWeight;
+    const sparseWeight = 1 - denseWeight;
+    const fuse = (cosine: number, sparse: number) => denseWeight * cosine + sparseWeight * sparse;
     // each example as a document of its own: its tool keeps the better score
-    if (examples.length > 0) {
+    const hasExamples = this.examples.size > 0;
+    if (hasExamples) {
+      exampleScores.fill(0);
+      const dots = queryVector && this.exampleVectors.dots(queryVector);
       const resemblance = this.resemblance(expanded);
-      for (const { tool: t, vector, stems } of examples) {
-        const sparse = (1 - this.nameMatchWeight) * resemblance(stems) + nameCoverage[t]!;
-        const score = dots ? fuse(vectors.at(t, vector, dots), sparse) : sparse;
-        if (score > scores[t]!) scores[t] = score;
+      for (const [t, examples] of this.examples) {
+        for (const { vector, stems } of examples) {
+          const lexical = (1 - this.nameMatchWeight) * resemblance(stems) + nameCoverage[t]!;
+          exampleScores[t] = Math.max(exampleScores[t]!, dots ? fuse(Math.max(0, dots[vector]!), lexical) : lexical);
+        }
       }
     }
 
     // Only a tool that would enter the top becomes a result; below the top's last score none can.
+    const dots = queryVector && this.vectors.dots(queryVector);
+    const { total } = bm25;
+    const bm25Share = 1 - this.nameMatchWeight;
     const top = new TopList<ScoredTool>(opts.limit, (r) => r.score, (r) => r.tool.name);
     let floor = 0;
-    for (let t = 0; t < entries.length; t++) {
-      const score = Math.min(1, scores[t]!);
-      if (score <= 0 || score < floor) continue;
-      const tool = entries[t]!.tool;
+    // a scale of 0 means no tool matched: every total is 0, and 0 / 1 keeps it so
+    const divisor = scale > 0 ? scale : 1;
+    // written without Math.max and Math.min, which cost a third of the scan: the same values for the numbers here
+    for (let t = 0; t < slots; t++) {
+      const sparse = (bm25Share * total[t]!) / divisor + nameCoverage[t]!;
+      const cosine = dots ? dots[t]! : 0;
+      let best = dots ? fuse(cosine > 0 ? cosine : 0, sparse) : sparse;
+      if (hasExamples && exampleScores[t]! > best) best = exampleScores[t]!;
+      // the floor is at most 1, so the unclamped score decides as well as the clamped one
+      if (best <= 0 || best < floor) continue;
+      const score = best < 1 ? best : 1;
+      const tool = this.tools[t]!;
       if (opts.filter && !matchesFilter(tool, opts.filter)) continue;
       if (!top.admits(score, tool.name)) continue;
       top.offer({ tool, score });
@@ -360,21 +396,29 @@ export class EmbeddedIndex implements ToolIndex {
     return top.items;
   }
 
-  private pack(): NonNullable<EmbeddedIndex["packed"]> {
-    if (!this.packed) {
-      const entries = [...this.entries.values()];
-      const slots = entries.map((entry) => this.sparse.slot(entry.tool.name)!);
-      const positionOfSlot = new Int32Array(slots.reduce((most, slot) => Math.max(most, slot + 1), 0));
-      slots.forEach((slot, t) => (positionOfSlot[slot] = t));
-      const examples = entries.flatMap((entry, t) => entry.examples.map((stems, i) => ({ tool: t, vector: i + 1, stems })));
-      this.packed = {
-        entries,
-        positionOfSlot,
-        vectors: new VectorBlock(entries.map((entry) => entry.vectors)),
-        examples,
-      };
+  /** Forgets the examples of the tool in `slot`: their vectors are deleted in `changes`, their numbers free again. */
+  private dropExamples(slot: number, changes: Map<number, StoredVector | undefined>): void {
+    for (const { vector } of this.examples.get(slot) ?? []) {
+      changes.set(vector, undefined);
+      this.freeExampleVectors.push(vector);
     }
-    return this.packed;
+    this.examples.delete(slot);
+  }
+
+  /**
+   * The texts' vectors as the index keeps them, embedded EMBED_CHUNK texts at
+   * a time: a large catalog's full-length vectors (400 MB for 100,000 tools)
+   * never all exist at once, each chunk's are garbage before the next.
+   */
+  private async embedStored(texts: string[]): Promise<StoredVector[]> {
+    const stored: StoredVector[] = [];
+    for (let from = 0; from < texts.length; from += EMBED_CHUNK) {
+      const chunk = texts.slice(from, from + EMBED_CHUNK);
+      const vectors = await this.embedTexts(chunk);
+      if (vectors.length !== chunk.length) throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${chunk.length} texts`);
+      for (const vector of vectors) stored.push(storeVector(vector));
+    }
+    return stored;
   }
 
   /** Through the vector cache when there is one: only texts it does not hold reach the embedder. */
@@ -384,15 +428,8 @@ export class EmbeddedIndex implements ToolIndex {
     return (await this.vectorCache.through(this.embedder.id, texts, embed, this.embedder.dimensions || undefined)).vectors;
   }
 
-  private textsOf(tool: ToolDefinition): string[] {
-    const f = toolFields(tool);
-    const whole = [f.name, f.description, f.parameters].filter((s) => s.length > 0).join("\n");
-    return [whole, ...f.examples];
-  }
-
   /** The stems of a tool's own text (its examples are scored on their own). */
-  private termsOf(tool: ToolDefinition): Map<string, number> {
-    const f = toolFields(tool);
+  private termsOf(f: ToolFields): Map<string, number> {
     const terms = new Map<string, number>();
     const add = (text: string, weight: number): void => {
       for (const t of tokenize(text)) terms.set(t, (terms.get(t) ?? 0) + weight);
@@ -439,12 +476,20 @@ export class EmbeddedIndex implements ToolIndex {
   }
 }
 
-/** One example request as the scan sees it: its tool's scan position, its vector's place among the tool's, its stems. */
-interface PackedExample {
-  tool: number;
+/** One example request: its vector's number in the examples' block and its stems. */
+interface Example {
   vector: number;
   stems: ReadonlySet<string>;
 }
+
+/** The texts embedded for a tool: its own (name, description, parameters), then each example request. */
+function textsOf(f: ToolFields): string[] {
+  const whole = [f.name, f.description, f.parameters].filter((s) => s.length > 0).join("\n");
+  return [whole, ...f.examples];
+}
+
+/** Texts embedded per embedder call when indexing (16 MB of vectors at 1,024 dimensions): a remote embedder batches smaller (64), the local one gains little from more. */
+const EMBED_CHUNK = 4096;
 
 /**
  * Tools each line of a multi-line query may bring in. Two: API-Bank's

@@ -98,35 +98,48 @@ describe("scoring", () => {
     const example = embedder.embedOne("show me what notes/todo.md says");
     const stored = storeVector(tool);
     assert.ok(!(stored instanceof Float32Array), "the local embedder's vector is kept sparse");
-    const block = new VectorBlock([[], [stored, storeVector(example)]]);
+    const block = new VectorBlock();
+    // numbers in two segments (of 65,536), and one left without a vector
+    block.update(new Map([[1, stored], [70_000, storeVector(example)]]));
     const dots = block.dots(query);
-    assert.equal(block.at(0, 0, dots), 0, "a tool without vectors");
-    assert.ok(Math.abs(block.at(1, 0, dots) - dot(query, tool)) < 1e-6);
-    assert.ok(Math.abs(block.at(1, 1, dots) - dot(query, example)) < 1e-6);
-    assert.equal(block.at(1, 2, dots), 0, "past the tool's vectors");
+    assert.equal(dots[0], 0, "a number without a vector");
+    assert.ok(Math.abs(dots[1]! - dot(query, tool)) < 1e-6);
+    assert.ok(Math.abs(dots[70_000]! - dot(query, example)) < 1e-6);
+    block.update(new Map([[1, undefined]]));
+    assert.equal(block.dots(query)[1], 0, "a deleted vector");
+    assert.ok(Math.abs(block.dots(query)[70_000]! - dot(query, example)) < 1e-6, "the others stay");
 
     const random = prng(5);
     const dense = normalize(Float32Array.from({ length: 64 }, () => random() - 0.5));
     const other = normalize(Float32Array.from({ length: 64 }, () => random() - 0.5));
     assert.ok(storeVector(other) instanceof Float32Array, "a model's dense vector is kept whole");
-    const mixed = new VectorBlock([[storeVector(other)]]);
-    assert.ok(Math.abs(mixed.at(0, 0, mixed.dots(dense)) - Math.max(0, dot(dense, other))) < 1e-6);
-    assert.throws(() => new VectorBlock([[stored], [storeVector(other)]]), /lengths differ/);
+    const mixed = new VectorBlock();
+    mixed.update(new Map([[0, storeVector(other)], [1, storeVector(Float32Array.from(other, (x, i) => (i % 2 ? x : 0)))]]));
+    const mixedDots = mixed.dots(dense);
+    assert.ok(Math.abs(mixedDots[0]! - dot(dense, other)) < 1e-6);
+    assert.ok(Math.abs(mixedDots[1]! - dot(dense, Float32Array.from(other, (x, i) => (i % 2 ? x : 0)))) < 1e-6);
+    assert.throws(() => block.update(new Map([[2, storeVector(other)]])), /lengths differ/);
     assert.throws(() => block.dots(dense), /lengths differ/);
   });
 
   it("scoring - name coverage follows the catalog as names come and go", () => {
     const names = new NameIndex();
-    names.set("a", ["read", "file"]);
-    names.set("b", ["write", "file"]);
-    const before = names.coverage("a", new Map([["read", 1]]));
-    names.set("c", ["read", "mail"]);
-    names.set("d", ["read", "note"]);
-    const after = names.coverage("a", new Map([["read", 1]]));
+    names.set(0, ["read", "file"]);
+    names.set(1, ["write", "file"]);
+    const before = names.coverage(0, new Map([["read", 1]]));
+    names.set(2, ["read", "mail"]);
+    names.set(3, ["read", "note"]);
+    const after = names.coverage(0, new Map([["read", 1]]));
     assert.ok(after < before, `"read" became common: ${after} should be below ${before}`);
-    names.delete("c");
-    names.delete("d");
-    assert.equal(names.coverage("a", new Map([["read", 1]])), before);
+    names.delete(2);
+    names.delete(3);
+    assert.equal(names.coverage(0, new Map([["read", 1]])), before);
+    // summed stem by stem, where the name's own order decides for one that matches three
+    names.set(4, ["write", "note", "file", "read"]);
+    const matches = new Map([["file", 1], ["read", 0.5], ["note", 0.5]]);
+    const covered = new Map<number, number>();
+    names.coverages(matches, (id, c) => covered.set(id, c));
+    assert.deepEqual(covered, new Map([0, 1, 4].map((id) => [id, names.coverage(id, matches)])), "the names with the stems, each once");
   });
 
   it("scoring - each line of a multi-line query brings in the tool it asks for", async () => {
