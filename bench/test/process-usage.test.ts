@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { describe, it } from "node:test";
-import { cpuDuring, cpuTicksOfStat, processLabel, rssBytesOf, rssBytesOfStatus, rssGrowth } from "../src/perf/process-usage.js";
+import { cpuDuring, cpuTicksOfStat, processLabel, rssBytesOf, rssByWindow, rssBytesOfStatus, rssGrowth } from "../src/perf/process-usage.js";
 
 const noProc = existsSync("/proc/self/stat") ? false : "no /proc on this system";
 
@@ -28,6 +28,8 @@ describe("process-usage", () => {
     const samples = [0, 5, 10, 15, 20, 25].map((s, i) => ({ atMs: s * 1000, bytes: (100 + (i < 3 ? 0 : 10)) * mb }));
     assert.deepEqual(rssGrowth(samples, 10_000), { firstMb: 100, lastMb: 110, growth: 0.1 });
     assert.equal(rssGrowth([], 10_000), undefined);
+    // by consecutive windows from the first sample: 0-9 s, 10-19 s, 20-29 s
+    assert.deepEqual(rssByWindow(samples, 10_000), [100, 105, 110]);
   });
 
   it("process-usage - this process: its CPU time while it works, as Node counts it, and its memory", { skip: noProc }, async () => {

@@ -102,6 +102,18 @@ export function rssGrowth(samples: readonly { atMs: number; bytes: number }[], w
   return { firstMb, lastMb, growth: (lastMb - firstMb) / firstMb };
 }
 
+/** The mean RSS (MB) of each consecutive `windowMs` from the first sample on: how memory moved over the run, not only at its ends. */
+export function rssByWindow(samples: readonly { atMs: number; bytes: number }[], windowMs: number): number[] {
+  const sums: { bytes: number; n: number }[] = [];
+  for (const s of samples) {
+    const w = Math.floor((s.atMs - samples[0]!.atMs) / windowMs);
+    sums[w] ??= { bytes: 0, n: 0 };
+    sums[w].bytes += s.bytes;
+    sums[w].n += 1;
+  }
+  return sums.filter(Boolean).map((w) => w.bytes / w.n / 2 ** 20);
+}
+
 function readProc(pid: number, file: string): string | undefined {
   try {
     return readFileSync(`/proc/${pid}/${file}`, "utf8");

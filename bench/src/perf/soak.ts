@@ -15,7 +15,7 @@ import { fleetProcesses } from "./bench-fleet.js";
 import { openLoad } from "./load.js";
 import type { LoadFigures } from "./load.js";
 import { packetLoad, sendPacket, startPacketFleet } from "./packet-load.js";
-import { rssBytesOf, rssGrowth } from "./process-usage.js";
+import { rssByWindow, rssBytesOf, rssGrowth } from "./process-usage.js";
 
 export interface SoakOptions {
   duration: number;
@@ -74,7 +74,9 @@ export async function benchSoak(options: SoakOptions): Promise<BenchRun> {
       `JetStream redeliveries by stage: ${[...redelivered].map(([stage, n]) => `${stage} ${n}`).join(", ")} (a tool is called twice only when the executor's stage redelivers)`,
       `largest RSS growth, ${minutes}: ${(worst * 100).toFixed(1)} %`,
       ...growths.map(({ name, growth }) =>
-        growth ? `RSS ${name}: ${growth.firstMb.toFixed(1)} → ${growth.lastMb.toFixed(1)} MB (${growth.growth >= 0 ? "+" : ""}${(growth.growth * 100).toFixed(1)} %)` : `RSS ${name}: not sampled (gone)`,
+        growth
+          ? `RSS ${name}: ${growth.firstMb.toFixed(1)} → ${growth.lastMb.toFixed(1)} MB (${growth.growth >= 0 ? "+" : ""}${(growth.growth * 100).toFixed(1)} %); by window: ${rssByWindow(samples.get(name)!, windowMs).map((mb) => mb.toFixed(0)).join(", ")} MB`
+          : `RSS ${name}: not sampled (gone)`,
       ),
     ];
     return { results, notes };
