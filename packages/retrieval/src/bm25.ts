@@ -49,11 +49,6 @@ export class Bm25Index {
     return this.slotOf.size;
   }
 
-  /** One more than the highest slot ever used: what a caller sizes its per-slot arrays by. */
-  get slotCount(): number {
-    return this.ids.length;
-  }
-
   set(id: string, terms: ReadonlyMap<string, number>): void {
     this.delete(id);
     this.changed = true;
@@ -124,8 +119,8 @@ export class Bm25Index {
 
   /**
    * `score` by slot, for a caller that scans many documents: every slot's
-   * score (0 for those that match nothing), `slotCount` of them, valid until
-   * the next call.
+   * score (0 for those that match nothing), one per slot ever used, valid
+   * until the next call.
    */
   scoreSlots(query: readonly QueryTerm[]): { total: Float64Array; reference: number } {
     const { k1 } = this.params;

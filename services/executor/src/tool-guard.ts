@@ -27,8 +27,8 @@ export function toolGuard(catalog: KV, served: () => ToolDefinition[], mirror?: 
     if (!toolVisibleTo(tool, tenant)) return `${name} is not a tool of tenant ${tenant}; not executed`;
     // The mirror answers from memory; a refusal is checked against the bucket itself, which
     // the mirror may trail by a moment (an approval just made must not be refused).
-    const fromMirror = mirror && pinRefusal(name, tool, mirror.get(name));
-    const refusal = fromMirror === undefined && mirror ? undefined : pinRefusal(name, tool, await readTool(catalog, name));
+    const allowedByMirror = mirror !== undefined && pinRefusal(name, tool, mirror.get(name)) === undefined;
+    const refusal = allowedByMirror ? undefined : pinRefusal(name, tool, await readTool(catalog, name));
     if (refusal) return refusal;
     const valid = validateArguments(tool.inputSchema ?? {}, args);
     if (!valid.ok) return `${name} not executed: its arguments do not match its input schema: ${describeErrors(valid.errors)}`;
