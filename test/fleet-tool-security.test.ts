@@ -120,7 +120,7 @@ describe("fleet tool security - pinning, quarantine, output cap, confinement", {
   it("fleet tool security - a huge tool output is cut to TOOL_OUTPUT_MAX_BYTES before it is injected", async () => {
     const packet = await runPacket(t, { message: "dump the server's debug log" });
     assert.equal(packet.toolRouting.selectedTool.toolName, "hostile.dump_log", logOf(packet));
-    const output: string = packet.toolRouting.executionResult.output;
+    const output: string = packet.content.dataFields.findLast((field: any) => field.key === "tool_result").value.output;
     assert.ok(Buffer.byteLength(output) < OUTPUT_MAX_BYTES + 200, `${Buffer.byteLength(output)} bytes`);
     assert.match(output, /\[truncated by Switchyard: the tool's output was 1000000 bytes, the limit is 4096\]$/);
     assert.match(logOf(packet), /hostile\.dump_log: output of 1000000 bytes truncated to TOOL_OUTPUT_MAX_BYTES=4096/);

@@ -45,8 +45,7 @@ describe("fleet - six services on a real nats-server with real MCP servers", { s
     assert.ok(result, "a tool_result data field");
     assert.ok(JSON.stringify(result.value).includes(JSON.stringify(content).slice(1, -1)), "the file's real content");
     assert.ok(packet.toolRouting.reinjectionCount >= 1);
-    const latest = packet.reasoning.sketchpad.find((s: any) => s.slot === "latest_tool_result");
-    assert.ok(latest, "sketchpad slot latest_tool_result");
+    assert.equal(packet.toolRouting.executionResult.output, undefined, "the output is stored once, in the data field");
 
     // Hops: the six services in order, each a different process, then intent again after reinjection.
     const services = packet.hops.map((h: any) => h.service);

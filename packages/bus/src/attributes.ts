@@ -1,4 +1,4 @@
-import { fromValue, Packet_State, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import { latestToolOutput, Packet_State, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
 import { recordableText } from "@switchyard/telemetry";
 
@@ -49,8 +49,8 @@ export function stageOutcomeAttributes(packet: Packet, content?: ContentRecordin
   if (content) {
     attributes[Attr.RequestText] = recordableText(packet.content?.originalPrompt ?? "", content.maxChars);
     if (selected?.toolName) attributes[Attr.ToolArguments] = recordableText(JSON.stringify(selected.params ?? {}), content.maxChars);
-    const output = routing?.executionResult?.output;
-    if (output) attributes[Attr.ToolOutput] = recordableText(JSON.stringify(fromValue(output)), content.maxChars);
+    const output = routing?.executionResult ? latestToolOutput(packet) : undefined;
+    if (output !== undefined) attributes[Attr.ToolOutput] = recordableText(JSON.stringify(output), content.maxChars);
   }
   return attributes;
 }

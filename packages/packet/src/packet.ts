@@ -14,7 +14,6 @@ import {
   PacketSchema,
   PacketSummarySchema,
   ReflectionLogEntrySchema,
-  SketchpadEntrySchema,
   ToolRoutingState_ExecutionStatus,
   Turn_Role,
   TurnSchema,
@@ -145,13 +144,21 @@ export function addDataField(packet: Packet, field: { key: string; value: JsonVa
   contentOf(packet).dataFields.push(create(DataFieldSchema, { ...field, value: toValue(field.value) }));
 }
 
-/** Writes a sketchpad slot, replacing an earlier entry of the same slot (seed 000 §5.2 "latest_tool_result"). */
-export function setSketchpad(packet: Packet, slot: string, content: JsonValue, contentType: string): void {
-  const pad = reasoningOf(packet).sketchpad;
-  const entry = create(SketchpadEntrySchema, { slot, content: toValue(content), contentType });
-  const at = pad.findIndex((e) => e.slot === slot);
-  if (at >= 0) pad[at] = entry;
-  else pad.push(entry);
+/**
+ * The data field the executor appends for each call (seed 000 §5.2): tool, params, success,
+ * output, error. It is the only copy of a tool's output in the packet (issue 19).
+ */
+export const TOOL_RESULT_FIELD = "tool_result";
+
+/** The output of the packet's latest call (its last `TOOL_RESULT_FIELD`), or undefined before any call or when it had none. */
+export function latestToolOutput(packet: Packet): JsonValue | undefined {
+  const fields = packet.content?.dataFields ?? [];
+  for (let i = fields.length - 1; i >= 0; i--) {
+    if (fields[i]!.key !== TOOL_RESULT_FIELD) continue;
+    const result = fromValue(fields[i]!.value);
+    return result !== null && typeof result === "object" && !Array.isArray(result) ? result["output"] : undefined;
+  }
+  return undefined;
 }
 
 /**

@@ -8,8 +8,7 @@ import {
   Packet_State,
   recordCall,
   routingOf,
-  setSketchpad,
-  toValue,
+  TOOL_RESULT_FIELD,
   ToolDefinition_SideEffect,
   ToolExecutionResultSchema,
   ToolRoutingState_ExecutionStatus,
@@ -117,9 +116,12 @@ export async function executeStage(packet: Packet, deps: ExecuteDeps): Promise<S
 }
 
 /**
- * Seed 000 §5.2: the result as a data field for the final answer, the latest
- * output (or error) in the sketchpad, and the execution result itself. A dry
- * run is marked in the data field so nobody mistakes it for a real result.
+ * Seed 000 §5.2, with the output stored once: the result as a data field (the
+ * one copy of the output, kept for the later steps and the answer) and the
+ * execution result without it (success, error, time). A dry run is marked in
+ * the data field so nobody mistakes it for a real result. The seed's
+ * sketchpad copy of the latest output is not kept: it was a third copy of
+ * the output on every later hop (`latestToolResult` reads the last data field).
  * The call joins the packet's calls, so the reviewer can stop a repeat.
  */
 function inject(
@@ -132,16 +134,14 @@ function inject(
 ): void {
   const error: JsonValue = result.error ?? null;
   addDataField(packet, {
-    key: "tool_result",
+    key: TOOL_RESULT_FIELD,
     value: { tool, params, success: result.success, output: result.output, error, ...marks },
     type: "tool_execution_result",
     source,
   });
-  setSketchpad(packet, "latest_tool_result", result.success ? result.output : error, "tool_output");
   recordCall(packet, { success: result.success, dryRun: marks.dryRun === true });
   routingOf(packet).executionResult = create(ToolExecutionResultSchema, {
     success: result.success,
-    output: toValue(result.output),
     error: result.error ?? "",
     executionTimeMs: result.executionTimeMs,
   });

@@ -8,7 +8,7 @@ import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
 import { openBucket } from "@switchyard/bus";
-import { newPacket, Packet_State, routingOf, RoutingCandidateSchema, SelectedToolSchema } from "@switchyard/packet";
+import { latestToolOutput, newPacket, Packet_State, routingOf, RoutingCandidateSchema, SelectedToolSchema } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
 import { suiteNats } from "@switchyard/test-fixtures";
 import { syncCatalog } from "../src/catalog-sync.js";
@@ -79,10 +79,10 @@ describe("execute stage - tool security", () => {
   it("execute - a huge output is cut to TOOL_OUTPUT_MAX_BYTES before it is injected, with a reflection entry", async () => {
     const packet = routedPacket("hostile.dump_log", { bytes: 50_000 });
     assert.deepEqual(await run(packet), { next: "intent" });
-    const output = routingOf(packet).executionResult?.output?.kind;
-    assert.equal(output?.case, "stringValue");
-    assert.match(String(output?.value), /^debug: all systems nominal/);
-    assert.match(String(output?.value), /\[truncated by Switchyard: the tool's output was 50000 bytes, the limit is 1024\]$/);
+    const output = latestToolOutput(packet);
+    assert.equal(typeof output, "string");
+    assert.match(String(output), /^debug: all systems nominal/);
+    assert.match(String(output), /\[truncated by Switchyard: the tool's output was 50000 bytes, the limit is 1024\]$/);
     assert.ok(packet.reasoning?.reflectionLog.some((entry) => /output of 50000 bytes truncated/.test(entry.summary)));
   });
 });

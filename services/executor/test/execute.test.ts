@@ -9,8 +9,10 @@ import {
   callHash,
   fromValue,
   grantApproval,
+  latestToolOutput,
   newPacket,
   Packet_State,
+  packetToJson,
   RoutingCandidate_Source,
   RoutingCandidateSchema,
   requestApproval,
@@ -73,9 +75,8 @@ describe("execute stage", () => {
   }
 
   const fieldOf = (packet: Packet) => packet.content?.dataFields.find((field) => field.key === "tool_result");
-  const padOf = (packet: Packet) => packet.reasoning?.sketchpad.find((entry) => entry.slot === "latest_tool_result");
 
-  it("execute - a successful call is injected as data field, sketchpad, result and reflection, then reinjected", async () => {
+  it("execute - a successful call is injected as data field, result and reflection, then reinjected", async () => {
     const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file", "filesystem.list_directory"]);
     const outcome = await executeStage(packet, deps);
 
@@ -97,10 +98,10 @@ describe("execute stage", () => {
       output,
       error: null,
     });
-    assert.equal(padOf(packet)?.contentType, "tool_output");
-    assert.deepEqual(fromValue(padOf(packet)?.content), output);
+    assert.deepEqual(latestToolOutput(packet), output);
     assert.equal(routing.executionResult?.success, true);
-    assert.deepEqual(fromValue(routing.executionResult?.output), output);
+    const copies = JSON.stringify(packetToJson(packet)).split("ship the executor").length - 1;
+    assert.equal(copies, 1, "the output is stored once, in the data field");
     assert.equal(routing.executionResult?.error, "");
 
     const entry = packet.reasoning?.reflectionLog.at(-1);
@@ -151,7 +152,6 @@ describe("execute stage", () => {
     assert.equal(value.success, false);
     assert.equal(value.output, null);
     assert.match(value.error, /ENOENT/);
-    assert.equal(fromValue(padOf(packet)?.content), value.error, "the sketchpad holds the error when the call failed");
     assert.equal(routing.executionResult?.success, false);
     assert.match(routing.executionResult?.error ?? "", /ENOENT/);
     assert.match(packet.reasoning?.reflectionLog.at(-1)?.summary ?? "", /^Executed filesystem\.read_text_file: failed in \d+ ms: .*ENOENT/);
@@ -169,18 +169,17 @@ describe("execute stage", () => {
     const allowed = routedPacket("filesystem.list_allowed_directories", {}, ["filesystem.list_allowed_directories"]);
     await executeStage(allowed, { ...deps, rootsOf: rootsByServer(() => servers) });
     // Structured output: the strings inside it are rewritten too.
-    assert.deepEqual(fromValue(routingOf(allowed).executionResult?.output), { content: "Allowed directories:\n." }, "the served directory itself is .");
+    assert.deepEqual(latestToolOutput(allowed), { content: "Allowed directories:\n." }, "the served directory itself is .");
   });
 
-  it("execute - a second result replaces the sketchpad slot and adds a second data field", async () => {
+  it("execute - a second result adds a second data field, the latest output read from it", async () => {
     const packet = routedPacket("filesystem.read_text_file", { path: "notes/todo.md" }, ["filesystem.read_text_file", "filesystem.list_directory"]);
     await executeStage(packet, deps);
     routingOf(packet).selectedTool = create(SelectedToolSchema, { toolName: "filesystem.list_directory", params: { path: "notes" } });
     await executeStage(packet, deps);
 
     assert.equal(packet.content?.dataFields.filter((field) => field.key === "tool_result").length, 2);
-    assert.equal(packet.reasoning?.sketchpad.filter((entry) => entry.slot === "latest_tool_result").length, 1);
-    assert.deepEqual(fromValue(padOf(packet)?.content), { content: "[FILE] todo.md" });
+    assert.deepEqual(latestToolOutput(packet), { content: "[FILE] todo.md" });
     assert.equal(routingOf(packet).reinjectionCount, 2);
   });
 
@@ -211,8 +210,7 @@ describe("execute stage", () => {
       dryRun: true,
     });
     assert.equal(fieldOf(packet)?.source, "mcp:filesystem");
-    assert.deepEqual(fromValue(padOf(packet)?.content), output);
-    assert.deepEqual(fromValue(routing.executionResult?.output), output);
+    assert.deepEqual(latestToolOutput(packet), output);
     assert.equal(packet.reasoning?.reflectionLog.at(-1)?.summary, `filesystem.write_file not executed: ${why}`);
   });
 

@@ -17,7 +17,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { fromValue, Packet_State, RouteRequestSchema, SubmitCallRequestSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import { latestToolOutput, Packet_State, RouteRequestSchema, SubmitCallRequestSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, ToolDefinition } from "@switchyard/packet";
 import { SWITCHYARD_VERSION } from "@switchyard/telemetry";
 import { defaultConfig } from "./config.js";
@@ -210,7 +210,7 @@ export function callResult(packet: Packet, finished: boolean): CallToolResult {
   const result = routing?.executionResult;
   if (routing?.executionStatus === ToolRoutingState_ExecutionStatus.EXECUTED && result) {
     // The tool's structured result (the executor keeps it over the text) goes on as structured content, and as its JSON text.
-    const output = fromValue(result.output);
+    const output = latestToolOutput(packet) ?? null;
     const structured = output !== null && typeof output === "object" && !Array.isArray(output) ? { structuredContent: output } : {};
     const shown = typeof output === "string" ? output : JSON.stringify(output);
     return { content: [{ type: "text", text: shown }], ...structured, isError: !result.success, _meta: meta };

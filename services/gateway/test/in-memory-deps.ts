@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import {
+  addDataField,
   AddExamplesResponseSchema,
   FeedbackResponseSchema,
   finish,
@@ -15,7 +16,7 @@ import {
   ToolDefinitionSchema,
   ToolExecutionResultSchema,
   ToolRoutingState_ExecutionStatus,
-  toValue,
+  TOOL_RESULT_FIELD,
   toolVisibleTo,
 } from "@switchyard/packet";
 import type {
@@ -151,7 +152,9 @@ export class InMemoryGatewayDeps implements GatewayDeps {
       return { packet: finish(packet, Packet_State.AWAITING_APPROVAL, `awaiting approval: ${tool.name} writes`), finished: true };
     }
     routing.executionStatus = ToolRoutingState_ExecutionStatus.EXECUTED;
-    routing.executionResult = create(ToolExecutionResultSchema, { success: true, output: toValue(`${tool.name} ${JSON.stringify(input.arguments ?? {})}`) });
+    const output = `${tool.name} ${JSON.stringify(input.arguments ?? {})}`;
+    addDataField(packet, { key: TOOL_RESULT_FIELD, value: { tool: tool.name, params: input.arguments ?? {}, success: true, output, error: null }, type: "tool_execution_result", source: `mcp:${tool.server}` });
+    routing.executionResult = create(ToolExecutionResultSchema, { success: true });
     return { packet: finish(packet, Packet_State.COMPLETED, `done: ${tool.name} ran`), finished: true };
   }
 

@@ -5,7 +5,7 @@
  * Without INTENT_MODEL the plan the rules split from the request decides alone. The
  * reinjection cap still holds: a step the model adds runs only while the loop may go on.
  */
-import { addReflection, contentOf, fromValue, intentOf, isFinal, routingOf, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import { addReflection, contentOf, fromValue, intentOf, isFinal, routingOf, TOOL_RESULT_FIELD, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
 import type { ModelClient } from "@switchyard/llm";
 import type { Config } from "./config.js";
@@ -76,7 +76,7 @@ function atPlanEnd(packet: Packet): boolean {
 function promptOf(packet: Packet): string {
   const intent = intentOf(packet);
   const results = contentOf(packet)
-    .dataFields.filter((field) => field.key === "tool_result")
+    .dataFields.filter((field) => field.key === TOOL_RESULT_FIELD)
     .map((field, i) => `${i + 1}. ${JSON.stringify(fromValue(field.value)).slice(0, RESULT_CHARS)}`);
   return [
     `Request: ${contentOf(packet).originalPrompt}`,

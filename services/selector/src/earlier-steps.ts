@@ -6,7 +6,7 @@
  * a name no earlier result lists, or that several folders list, stays as the request wrote it.
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { contentOf, fromValue } from "@switchyard/packet";
+import { contentOf, fromValue, TOOL_RESULT_FIELD } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
 
 /** What an earlier step of the packet ran in a folder, and what its result says. */
@@ -24,7 +24,7 @@ const PATH_ARGUMENT = /^(?:path|file|filename|filepath|directory|dir|folder|sour
 export function earlierSteps(packet: Packet): EarlierStep[] {
   const out: EarlierStep[] = [];
   for (const field of contentOf(packet).dataFields) {
-    if (field.key !== "tool_result") continue;
+    if (field.key !== TOOL_RESULT_FIELD) continue;
     const value = fromValue(field.value);
     if (!isObject(value) || value["success"] !== true || value["dryRun"] === true) continue;
     const params = isObject(value["params"]) ? value["params"] : {};
