@@ -125,7 +125,19 @@ export async function addOrUpdateConsumer(jsm: JetStreamManager, stream: string,
   }
 }
 
-/** Opens a KV bucket, creating it on first use; `ttlMs` makes its entries expire. */
+/**
+ * Opens a KV bucket, creating it on first use; `ttlMs` makes its entries expire. The
+ * client leaves an existing bucket's settings as they are, so a `ttlMs` that changed
+ * since is applied to its stream here (as addOrUpdateStream does for streams); without
+ * `ttlMs` the bucket is opened as it is.
+ */
 export async function openBucket(nc: NatsConnection, name: string, options: TopologyOptions = {}, ttlMs?: number): Promise<KV> {
-  return setUpTopology(() => new Kvm(nc).create(name, { history: 1, replicas: options.replicas ?? 1, ...(ttlMs === undefined ? {} : { ttl: ttlMs }) }));
+  return setUpTopology(async () => {
+    const kv = await new Kvm(nc).create(name, { history: 1, replicas: options.replicas ?? 1, ...(ttlMs === undefined ? {} : { ttl: ttlMs }) });
+    if (ttlMs === undefined) return kv;
+    const { streamInfo } = await kv.status();
+    const maxAge = ttlMs * NS_PER_MS;
+    if (streamInfo.config.max_age !== maxAge) await (await jetstreamManager(nc)).streams.update(streamInfo.config.name, { ...streamInfo.config, max_age: maxAge });
+    return kv;
+  });
 }

@@ -77,6 +77,18 @@ describe("bus", () => {
     assert.deepEqual(consumers.sort(), ["intent", "route"]);
   });
 
+  it("bus - a bucket's expiry follows the ttl it is opened with, an existing bucket's too; without one it is left as it is", async () => {
+    const maxAgeOf = async (kv: KV) => (await kv.status()).streamInfo.config.max_age;
+    const first = await openBucket(nc, "ttl-test");
+    assert.equal(await maxAgeOf(first), 0);
+    await openBucket(nc, "ttl-test", {}, 3_600_000);
+    assert.equal(await maxAgeOf(first), 3_600_000 * 1_000_000, "a ttl added later applies");
+    await openBucket(nc, "ttl-test", {}, 7_200_000);
+    assert.equal(await maxAgeOf(first), 7_200_000 * 1_000_000, "a changed ttl applies");
+    await openBucket(nc, "ttl-test");
+    assert.equal(await maxAgeOf(first), 7_200_000 * 1_000_000, "opened without one, the bucket keeps its expiry");
+  });
+
   it("bus - a packet crosses two stages, is stored and announced, with traceparent on every message", async () => {
     const intent = await startStageWorker({
       nc, stage: "intent", service: "intent", packets, tracer: tracing.tracer, logger,

@@ -18,6 +18,11 @@ export const runtimeConfigSchema = Type.Object(
     }),
     STAGE_RETRY_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: "least wait before a packet whose step failed in a retryable way is delivered again" }),
     STAGE_CONCURRENCY: Type.Integer({ minimum: 1, default: 64, description: "packets one process works on at once" }),
+    PACKET_RETENTION_HOURS: Type.Integer({
+      minimum: 1,
+      default: 168,
+      description: "how long a packet stays in the switchyard-packets bucket after its last change (GET /v1/packets/{id}, the audit trail); longer than APPROVAL_TTL_MS",
+    }),
     TRACE_CONTENT: Type.Boolean({
       default: false,
       description: "record request text, tool arguments and tool output on spans, secrets masked and cut to TRACE_CONTENT_MAX_CHARS",

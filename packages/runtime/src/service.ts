@@ -92,7 +92,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
     backoffMs: parseList(config.STAGE_BACKOFF_MS).map(Number),
   };
   await ensurePacketStream(nc, topology);
-  const packets = await openBucket(nc, PACKETS_BUCKET, topology);
+  const packets = await openBucket(nc, PACKETS_BUCKET, topology, config.PACKET_RETENTION_HOURS * 3_600_000);
 
   // Every process is a micro service, endpoints or not: `$SRV.PING` and `nats micro ls` see the whole fleet.
   const identity = { name: options.name, version: SWITCHYARD_VERSION, description: options.description, metadata: { instance: INSTANCE } };
