@@ -39,9 +39,10 @@ export class Bm25Index {
   /** Slots whose packed postings are out of date (deleted or set again), by slot. */
   private stale = new Uint8Array(16);
   private changed = false;
-  /** Scoring's per-slot sums, reused. */
+  /** Scoring's per-slot sums, and the slots a word's best form is being kept for; reused. */
   private total = new Float64Array(0);
   private best = new Float64Array(0);
+  private touched = new Uint32Array(0);
 
   constructor(private readonly params: Bm25Params = DEFAULT_BM25) {}
 
@@ -120,25 +121,29 @@ export class Bm25Index {
   /**
    * `score` by slot, for a caller that scans many documents: every slot's
    * score (0 for those that match nothing), one per slot ever used, valid
-   * until the next call.
+   * until the next call; and the highest of them, kept while scoring (a
+   * score only grows as words are added, so its last value is its highest),
+   * which spares the caller a pass over all slots.
    */
-  scoreSlots(query: readonly QueryTerm[]): { total: Float64Array; reference: number } {
+  scoreSlots(query: readonly QueryTerm[]): { total: Float64Array; highest: number; reference: number } {
     const { k1 } = this.params;
     const { start, slots: docs, tfs, denominators, df } = this.postings();
     if (this.total.length !== this.ids.length) {
       this.total = new Float64Array(this.ids.length);
       this.best = new Float64Array(this.ids.length);
+      this.touched = new Uint32Array(this.ids.length);
     }
-    const { total, best } = this;
+    const { total, best, touched } = this;
     total.fill(0);
     let reference = 0;
+    let highest = 0;
     // a repeated query word counts once per occurrence, as in the query's own bag of words
     for (const alternatives of query) {
       const found = alternatives.flatMap(({ term, weight }) => {
         const t = this.termOf.get(term);
         return t !== undefined && df[t]! > 0 ? [{ t, w: weight * this.idf(term) }] : [];
       });
-      const touched: number[] = [];
+      let touches = 0;
       let bestIdf = 0;
       for (const { t, w } of found) {
         bestIdf = Math.max(bestIdf, w);
@@ -146,20 +151,25 @@ export class Bm25Index {
           const slot = docs[j]!;
           const s = (w * tfs[j]! * (k1 + 1)) / denominators[j]!;
           // a word found in one form only: its score is the document's best, add it straight away
-          if (found.length === 1) total[slot]! += s;
-          else {
-            if (best[slot] === 0) touched.push(slot);
-            if (s > best[slot]!) best[slot] = s;
+          if (found.length === 1) {
+            const sum = (total[slot]! += s);
+            if (sum > highest) highest = sum;
+          } else if (s > best[slot]!) {
+            // listed when its best turns positive: once a word, so the list fits in one per slot
+            if (best[slot] === 0) touched[touches++] = slot;
+            best[slot] = s;
           }
         }
       }
       reference += bestIdf;
-      for (const slot of touched) {
-        total[slot]! += best[slot]!;
+      for (let i = 0; i < touches; i++) {
+        const slot = touched[i]!;
+        const sum = (total[slot]! += best[slot]!);
+        if (sum > highest) highest = sum;
         best[slot] = 0;
       }
     }
-    return { total, reference };
+    return { total, highest, reference };
   }
 
   /**

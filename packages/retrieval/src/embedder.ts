@@ -13,6 +13,12 @@ export interface Embedder {
   readonly id: string;
   readonly dimensions: number;
   embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * `embed` of texts given by their stems (`tokenize`'s), for an embedder
+   * that reads stems (the local one): an index that has split a tool's text
+   * for BM25 hands the stems over instead of having the text split again.
+   */
+  embedStems?(stems: readonly (readonly string[])[]): Promise<Float32Array[]>;
 }
 
 export interface LocalEmbedderOptions {
@@ -56,27 +62,31 @@ export class LocalEmbedder implements Embedder {
   }
 
   embed(texts: string[]): Promise<Float32Array[]> {
+    return this.embedStems(texts.map((t) => tokenize(t)));
+  }
+
+  embedStems(stems: readonly (readonly string[])[]): Promise<Float32Array[]> {
     const features = new FeatureTable(this.dimensions);
     // the batch's vectors share one buffer: a buffer of its own each was the costliest step of embedding a catalog
     const bytes = this.dimensions * Float32Array.BYTES_PER_ELEMENT;
-    const buffer = new ArrayBuffer(texts.length * bytes);
-    return Promise.resolve(texts.map((t, i) => this.vectorOf(t, features, new Float32Array(buffer, i * bytes, this.dimensions))));
+    const buffer = new ArrayBuffer(stems.length * bytes);
+    return Promise.resolve(stems.map((s, i) => this.vectorOf(s, features, new Float32Array(buffer, i * bytes, this.dimensions))));
   }
 
   /** Synchronous form of `embed` for one text. */
   embedOne(text: string): Float32Array {
-    return this.vectorOf(text, new FeatureTable(this.dimensions), new Float32Array(this.dimensions));
+    return this.vectorOf(tokenize(text), new FeatureTable(this.dimensions), new Float32Array(this.dimensions));
   }
 
-  /** The text's vector, written into `v` (zeros). */
-  private vectorOf(text: string, table: FeatureTable, v: Float32Array): Float32Array {
+  /** The vector of a text by its stems, written into `v` (zeros). */
+  private vectorOf(stems: readonly string[], table: FeatureTable, v: Float32Array): Float32Array {
     // each feature's count, in the order the text first says it
     const order: number[] = [];
+    // a count back at 0 lists its feature again, where it adds nothing: the vector is the same
     const add = (feature: number, weight: number): void => {
-      if (table.counts[feature] === undefined) order.push(feature);
-      table.counts[feature] = (table.counts[feature] ?? 0) + weight;
+      if (table.counts[feature] === 0) order.push(feature);
+      table.counts[feature]! += weight;
     };
-    const stems = tokenize(text);
     let before: StemFeatures | undefined;
     for (const s of stems) {
       let own = table.stems.get(s);
@@ -92,9 +102,10 @@ export class LocalEmbedder implements Embedder {
       before = own;
     }
 
+    const { counts } = table;
     for (const feature of order) {
-      const count = table.counts[feature]!;
-      table.counts[feature] = undefined;
+      const count = counts[feature]!;
+      counts[feature] = 0;
       // sublinear frequency: a word said five times is not five times as relevant
       const weight = count >= 1 ? 1 + Math.log(count) : count;
       v[table.places[feature]!]! += table.negative[feature] ? -weight : weight;
@@ -128,8 +139,8 @@ class FeatureTable {
   readonly places: number[] = [];
   readonly negative: boolean[] = [];
   readonly stems = new Map<string, StemFeatures>();
-  /** The text being embedded's count of each feature it says (undefined for the rest). */
-  readonly counts: (number | undefined)[] = [];
+  /** The text being embedded's count of each feature it says (0 for the rest); typed, so that a count is not a heap number. */
+  counts = new Float64Array(1024);
 
   constructor(private readonly dimensions: number) {}
 
@@ -144,7 +155,11 @@ class FeatureTable {
   add(hash: number): number {
     this.places.push(hash % this.dimensions);
     this.negative.push((hash & 0x80000000) !== 0);
-    this.counts.push(undefined);
+    if (this.places.length > this.counts.length) {
+      const grown = new Float64Array(this.counts.length * 2);
+      grown.set(this.counts);
+      this.counts = grown;
+    }
     return this.places.length - 1;
   }
 }

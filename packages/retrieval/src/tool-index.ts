@@ -193,7 +193,11 @@ export function toolContentHash(tool: ToolDefinition): string {
  * (`pnpm bench route-scale` measures it from 100 to 100,000 tools).
  */
 export class EmbeddedIndex implements ToolIndex {
-  /** By slot, the number the BM25 index gives a tool, which every part below shares: the tool and its content hash. */
+  /**
+   * By slot, the number the BM25 index gives a tool, which every part below
+   * shares: the tool and its content hash, made when an upsert first compares
+   * it (`contentHash`): hashing was a tenth of indexing a new catalog.
+   */
   private readonly tools: (ToolDefinition | undefined)[] = [];
   private readonly hashes: (string | undefined)[] = [];
   /** Each tool's vector by slot. */
@@ -243,34 +247,34 @@ export class EmbeddedIndex implements ToolIndex {
     return this.serialize(async () => {
       // the last definition of a name wins, as if they had been upserted one by one
       const latest = new Map(tools.map((t) => [t.name, t]));
-      const changed: { tool: ToolDefinition; hash: string; fields: ToolFields; texts: string[] }[] = [];
+      const changed: { tool: ToolDefinition; hash: string | undefined; fields: ToolFields; stems: ToolStems }[] = [];
       for (const tool of latest.values()) {
-        const hash = toolContentHash(tool);
         const slot = this.sparse.slot(tool.name);
-        if (slot !== undefined && this.hashes[slot] === hash) {
+        const hash = slot === undefined ? undefined : toolContentHash(tool);
+        if (slot !== undefined && this.contentHash(slot) === hash) {
           // same content, but pool, core flag, side effect or server may have changed: keep the new definition
           this.tools[slot] = tool;
           this.names.set(slot, tokenize(ownToolName(tool)));
           continue;
         }
         const fields = toolFields(tool);
-        changed.push({ tool, hash, fields, texts: textsOf(fields) });
+        changed.push({ tool, hash, fields, stems: stemsOf(fields) });
       }
       if (changed.length === 0) return 0;
 
-      const vectors = await this.embedStored(changed.flatMap((c) => c.texts));
+      const vectors = await this.embedStored(changed);
       const own = new Map<number, StoredVector>();
       const ofExamples = new Map<number, StoredVector | undefined>();
       let at = 0;
       for (const c of changed) {
-        this.sparse.set(c.tool.name, this.termsOf(c.fields));
+        this.sparse.set(c.tool.name, this.termsOf(c.stems));
         const slot = this.sparse.slot(c.tool.name)!;
         this.dropExamples(slot, ofExamples);
         own.set(slot, vectors[at++]!);
-        const examples = c.fields.examples.map((text) => {
+        const examples = c.stems.examples.map((stems) => {
           const vector = this.freeExampleVectors.pop() ?? this.exampleVectorCount++;
           ofExamples.set(vector, vectors[at++]!);
-          return { vector, stems: new Set(tokenize(text)) };
+          return { vector, stems: new Set(stems) };
         });
         if (examples.length > 0) this.examples.set(slot, examples);
         this.tools[slot] = c.tool;
@@ -338,8 +342,7 @@ export class EmbeddedIndex implements ToolIndex {
     const bm25 = this.sparse.scoreSlots(expanded);
     const slots = bm25.total.length;
     // the best tool scores 1 when it covers the query at least as well as the reference; others in proportion
-    let scale = bm25.reference;
-    for (let t = 0; t < slots; t++) if (bm25.total[t]! > scale) scale = bm25.total[t]!;
+    const scale = Math.max(bm25.reference, bm25.highest);
     // a name word the query says counts fully however often it is said; one only its context says, less
     const matches = new Map<string, number>();
     for (const { term, weight } of expanded.flat()) matches.set(term, Math.max(matches.get(term) ?? 0, Math.min(1, weight)));
@@ -353,7 +356,8 @@ export class EmbeddedIndex implements ToolIndex {
     const { nameCoverage, exampleScores } = this;
     nameCoverage.fill(0);
     this.names.coverages(matches, (slot, c) => (nameCoverage[slot] = this.nameMatchWeight * c));
-    const denseWeight = this.denseWeight;
+    // without a query vector every cosine counts 0 and the sparse part all: 0 * 0 + 1 * sparse is the sparse score itself
+    const denseWeight = queryVector ? this.denseWeight : 0;
     const sparseWeight = 1 - denseWeight;
     const fuse = (cosine: number, sparse: number) => denseWeight * cosine + sparseWeight * sparse;
     // each example as a document of its own: its tool keeps the better score
@@ -371,7 +375,8 @@ export class EmbeddedIndex implements ToolIndex {
     }
 
     // Only a tool that would enter the top becomes a result; below the top's last score none can.
-    const dots = queryVector && this.vectors.dots(queryVector);
+    // an array either way: a scan that tests for one on every slot runs a third slower
+    const dots = queryVector ? this.vectors.dots(queryVector) : new Float64Array(slots);
     const { total } = bm25;
     const bm25Share = 1 - this.nameMatchWeight;
     const top = new TopList<ScoredTool>(opts.limit, (r) => r.score, (r) => r.tool.name);
@@ -381,8 +386,8 @@ export class EmbeddedIndex implements ToolIndex {
     // written without Math.max and Math.min, which cost a third of the scan: the same values for the numbers here
     for (let t = 0; t < slots; t++) {
       const sparse = (bm25Share * total[t]!) / divisor + nameCoverage[t]!;
-      const cosine = dots ? dots[t]! : 0;
-      let best = dots ? fuse(cosine > 0 ? cosine : 0, sparse) : sparse;
+      const cosine = dots[t]!;
+      let best = fuse(cosine > 0 ? cosine : 0, sparse);
       if (hasExamples && exampleScores[t]! > best) best = exampleScores[t]!;
       // the floor is at most 1, so the unclamped score decides as well as the clamped one
       if (best <= 0 || best < floor) continue;
@@ -396,6 +401,11 @@ export class EmbeddedIndex implements ToolIndex {
     return top.items;
   }
 
+  /** The content hash of the tool in `slot` (`toolContentHash`), made the first time it is asked for. */
+  private contentHash(slot: number): string {
+    return (this.hashes[slot] ??= toolContentHash(this.tools[slot]!));
+  }
+
   /** Forgets the examples of the tool in `slot`: their vectors are deleted in `changes`, their numbers free again. */
   private dropExamples(slot: number, changes: Map<number, StoredVector | undefined>): void {
     for (const { vector } of this.examples.get(slot) ?? []) {
@@ -406,37 +416,52 @@ export class EmbeddedIndex implements ToolIndex {
   }
 
   /**
-   * The texts' vectors as the index keeps them, embedded EMBED_CHUNK texts at
-   * a time: a large catalog's full-length vectors (400 MB for 100,000 tools)
-   * never all exist at once, each chunk's are garbage before the next.
+   * The vectors of the tools' texts (`textsOf`) as the index keeps them,
+   * embedded EMBED_CHUNK tools at a time: a large catalog's full-length
+   * vectors (400 MB for 100,000 tools) never all exist at once, each chunk's
+   * are garbage before the next.
    */
-  private async embedStored(texts: string[]): Promise<StoredVector[]> {
+  private async embedStored(tools: readonly { fields: ToolFields; stems: ToolStems }[]): Promise<StoredVector[]> {
     const stored: StoredVector[] = [];
-    for (let from = 0; from < texts.length; from += EMBED_CHUNK) {
-      const chunk = texts.slice(from, from + EMBED_CHUNK);
-      const vectors = await this.embedTexts(chunk);
-      if (vectors.length !== chunk.length) throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${chunk.length} texts`);
+    for (let from = 0; from < tools.length; from += EMBED_CHUNK) {
+      const chunk = tools.slice(from, from + EMBED_CHUNK);
+      const stems = chunk.flatMap((t) => textStems(t.stems));
+      const vectors = await this.embedTexts(() => chunk.flatMap((t) => textsOf(t.fields)), stems);
+      if (vectors.length !== stems.length) throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${stems.length} texts`);
       for (const vector of vectors) stored.push(storeVector(vector));
     }
     return stored;
   }
 
-  /** Through the vector cache when there is one: only texts it does not hold reach the embedder. */
-  private async embedTexts(texts: string[]): Promise<Float32Array[]> {
-    if (!this.vectorCache) return this.embedder.embed(texts);
-    const embed = (missing: string[]) => this.embedder.embed(missing);
-    return (await this.vectorCache.through(this.embedder.id, texts, embed, this.embedder.dimensions || undefined)).vectors;
+  /**
+   * The vectors of texts given with their stems, through the vector cache
+   * when there is one: only texts it does not hold reach the embedder. The
+   * texts are made only when wanted (the cache's keys, an embedder that reads
+   * text): a catalog's texts joined for nothing cost the local embedder's
+   * indexing a tenth of its time, mostly in garbage collection.
+   */
+  private async embedTexts(texts: () => string[], stems: string[][]): Promise<Float32Array[]> {
+    if (!this.vectorCache) return this.embedNow(texts, stems);
+    const keys = texts();
+    const stemsOf = new Map(keys.map((text, i) => [text, stems[i]!]));
+    const embed = (missing: string[]) => this.embedNow(() => missing, missing.map((text) => stemsOf.get(text)!));
+    return (await this.vectorCache.through(this.embedder.id, keys, embed, this.embedder.dimensions || undefined)).vectors;
   }
 
-  /** The stems of a tool's own text (its examples are scored on their own). */
-  private termsOf(f: ToolFields): Map<string, number> {
+  /** The embedder's vectors of texts, from their stems when it reads stems. */
+  private embedNow(texts: () => string[], stems: string[][]): Promise<Float32Array[]> {
+    return this.embedder.embedStems ? this.embedder.embedStems(stems) : this.embedder.embed(texts());
+  }
+
+  /** The stems of a tool's own text with their weights (its examples are scored on their own). */
+  private termsOf(s: ToolStems): Map<string, number> {
     const terms = new Map<string, number>();
-    const add = (text: string, weight: number): void => {
-      for (const t of tokenize(text)) terms.set(t, (terms.get(t) ?? 0) + weight);
+    const add = (stems: string[], weight: number): void => {
+      for (const t of stems) terms.set(t, (terms.get(t) ?? 0) + weight);
     };
-    add(f.name, this.nameWeight);
-    add(f.description, 1);
-    add(f.parameters, 1);
+    add(s.name, this.nameWeight);
+    add(s.description, 1);
+    add(s.parameters, 1);
     return terms;
   }
 
@@ -488,7 +513,24 @@ function textsOf(f: ToolFields): string[] {
   return [whole, ...f.examples];
 }
 
-/** Texts embedded per embedder call when indexing (16 MB of vectors at 1,024 dimensions): a remote embedder batches smaller (64), the local one gains little from more. */
+/** A tool's fields as stems (`tokenize`), split once for BM25, the examples' resemblance and the embedder. */
+interface ToolStems {
+  name: string[];
+  description: string[];
+  parameters: string[];
+  examples: string[][];
+}
+
+function stemsOf(f: ToolFields): ToolStems {
+  return { name: tokenize(f.name), description: tokenize(f.description), parameters: tokenize(f.parameters), examples: f.examples.map((e) => tokenize(e)) };
+}
+
+/** The stems of `textsOf`'s texts: no word spans the line break that joins the fields, so the whole text's are the fields' one after another. */
+function textStems(s: ToolStems): string[][] {
+  return [[...s.name, ...s.description, ...s.parameters], ...s.examples];
+}
+
+/** Tools whose texts are embedded per embedder call when indexing (16 MB of vectors at 1,024 dimensions, more with examples): a remote embedder batches smaller (64), the local one gains little from more. */
 const EMBED_CHUNK = 4096;
 
 /**

@@ -180,6 +180,24 @@ describe("tool-index", () => {
     assert.equal(one[0]?.score, all[2]?.score);
   });
 
+  it("tool-index - a tool's text embedded from the stems BM25 splits gets the vector of the text itself", async () => {
+    // fields whose joints could join words: an acronym, camelCase, a field left empty
+    const tools = [
+      ...filesystemTools(),
+      tool({ name: "export.PDF", description: "Exporter of URLs", inputSchema: { properties: { pageURLs: { description: "HTMLPage list" } } } }),
+      tool({ name: "misc.noDescription", description: "", examples: ["ask the HTTPServer", "fetchItNow please"] }),
+    ];
+    const fromStems = new EmbeddedIndex(new LocalEmbedder());
+    // an embedder with `embed` alone, which the index hands the texts
+    const local = new LocalEmbedder();
+    const fromTexts = new EmbeddedIndex({ id: local.id, dimensions: local.dimensions, embed: (texts) => local.embed(texts) });
+    await fromStems.upsert(tools);
+    await fromTexts.upsert(tools);
+    for (const query of ["export the url list to pdf", "ask the http server", "read a text file", "page urls"]) {
+      assert.deepEqual(await fromStems.search(query, { limit: 10 }), await fromTexts.search(query, { limit: 10 }), query);
+    }
+  });
+
   it("tool-index - the weights are checked", () => {
     assert.throws(() => new EmbeddedIndex(new LocalEmbedder(), { denseWeight: 1.5 }), /denseWeight/);
     assert.throws(() => new EmbeddedIndex(new LocalEmbedder(), { nameMatchWeight: -1 }), /nameMatchWeight/);
