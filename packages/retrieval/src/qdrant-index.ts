@@ -10,7 +10,7 @@ import { relatedStems } from "./concepts.js";
 import { hash32 } from "./embedder.js";
 import type { Embedder } from "./embedder.js";
 import { tokenize, toolFields } from "./text.js";
-import { DEFAULT_NAME_WEIGHT, DEFAULT_RELATED_WEIGHT, toolContentHash, weightedStems, weightedVector } from "./tool-index.js";
+import { DEFAULT_NAME_WEIGHT, DEFAULT_RELATED_WEIGHT, toolContentHash, weightedStems, weightedVector, withIncluded } from "./tool-index.js";
 import type { ScoredTool, SearchOptions, ToolFilter, ToolIndex } from "./tool-index.js";
 
 // Request bodies are built by the pure functions below, each typed with the
@@ -459,7 +459,20 @@ export class QdrantIndex implements ToolIndex {
     if (!opts.sparseOnly && vectors.length !== texts.length) throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${texts.length} query texts`);
     const dense = opts.sparseOnly ? undefined : weightedVector(vectors[0]!, vectors.slice(1));
     const sparse = querySparseVector(query, this.options.relatedWeight, context);
-    const body = hybridQueryBody(dense && Array.from(dense), sparse, opts);
+    const denseQuery = dense && Array.from(dense);
+    // Fused by rank, a score exists only within one query's candidates: the included tools
+    // get a query of their own, restricted to them, sent alongside the first.
+    const allowed = opts.filter?.tools?.length ? new Set(opts.filter.tools) : undefined;
+    const include = [...new Set(opts.include)].filter((name) => !allowed || allowed.has(name));
+    const [top, included] = await Promise.all([
+      this.queryTools(hybridQueryBody(denseQuery, sparse, opts)),
+      include.length === 0 ? [] : this.queryTools(hybridQueryBody(denseQuery, sparse, { limit: include.length, filter: { ...opts.filter, tools: include } })),
+    ]);
+    return withIncluded(top, included);
+  }
+
+  /** The best hit of each tool group a query finds, as scored tools. */
+  private async queryTools(body: Schemas["QueryGroupsRequest"]): Promise<ScoredTool[]> {
     const { groups } = await this.client.queryGroups(this.alias, { ...body, timeout: this.serverTimeout });
     const results: ScoredTool[] = [];
     for (const group of groups) {

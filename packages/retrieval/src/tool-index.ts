@@ -18,16 +18,14 @@ export interface ScoredTool {
   tool: ToolDefinition;
   /** Relevance in [0, 1]; comparable across queries, so thresholds mean something. */
   score: number;
+  /** Set on a result that is there only because `SearchOptions.include` named it: it is not among the best `limit`. */
+  included?: true;
 }
 
 /**
- * Which tools a search may return, declaratively so that every store can
- * apply it where the data is (a payload filter in Qdrant). Each given list
- * must match; an empty or absent list does not restrict.
- */
-/**
  * Which tools a search may return: the request's ToolScope (an empty list does not
- * restrict) and the tenant asking.
+ * restrict) and the tenant asking, declaratively so that every store can apply it
+ * where the data is (a payload filter in Qdrant).
  */
 export interface ToolFilter extends Partial<Pick<ToolScope, "tools" | "pools" | "domains">> {
   /**
@@ -53,6 +51,16 @@ export interface SearchOptions {
    * the query's own, so the query decides and the context only fills in.
    */
   context?: readonly string[];
+  /**
+   * Tools to score whatever their rank (the router's core tools, always offered
+   * with their score for the query): each one named here that matches the query
+   * and the filter but is not among the best `limit` comes after them, best
+   * first, marked `included`, scored as if it were (the better of the whole
+   * query's score and each line's). The embedded index scores them in the same
+   * scan as the rest; Qdrant, whose fused scores are by rank within a query, in a
+   * query restricted to them sent alongside.
+   */
+  include?: readonly string[];
 }
 
 /**
@@ -104,7 +112,7 @@ export interface ToolIndex {
   remove(name: string): Promise<boolean>;
   /** How many tools are indexed. */
   readonly size: number;
-  /** Tools relevant to the query, best first; tools with no relevance at all (score 0) are left out. */
+  /** Tools relevant to the query, best first, then those `opts.include` adds; tools with no relevance at all (score 0) are left out. */
   search(query: string, opts: SearchOptions): Promise<ScoredTool[]>;
 }
 
@@ -207,9 +215,10 @@ export class EmbeddedIndex implements ToolIndex {
   private readonly exampleVectors = new VectorBlock();
   private readonly freeExampleVectors: number[] = [];
   private exampleVectorCount = 0;
-  /** A search's name coverages and best example scores by slot, reused: one search ranks at a time. */
+  /** A search's name coverages, best example scores and marks of included tools by slot, reused: one search ranks at a time. */
   private nameCoverage = new Float64Array(0);
   private exampleScores = new Float64Array(0);
+  private includeMark = new Uint8Array(0);
   private readonly sparse: Bm25Index;
   private readonly names = new NameIndex();
   private readonly denseWeight: number;
@@ -324,20 +333,28 @@ export class EmbeddedIndex implements ToolIndex {
     const vectorOf = (text: string) => vectors[texts.indexOf(text)];
     const queryVector = opts.sparseOnly ? undefined : weightedVector(vectorOf(query)!, context.map((t) => vectorOf(t)!));
     const whole = this.rank(stems, queryVector, opts);
-    if (lines.length === 0) return whole;
+    if (lines.length === 0) return withIncluded(whole.top, whole.included);
     // a tool's score is the better of the whole query's and its line's: what the line asks for stays in the list
-    const best = new Map(whole.map((r) => [r.tool.name, r]));
+    const best = new Map(whole.top.map((r) => [r.tool.name, r]));
+    const included = new Map(whole.included.map((r) => [r.tool.name, r]));
+    const keepBetter = (kept: Map<string, ScoredTool>, r: ScoredTool) => {
+      if (r.score > (kept.get(r.tool.name)?.score ?? 0)) kept.set(r.tool.name, r);
+    };
     for (const line of lines) {
-      for (const r of this.rank(weightedStems(line), vectorOf(line), { ...opts, limit: LINE_CANDIDATES })) {
-        if (r.score > (best.get(r.tool.name)?.score ?? 0)) best.set(r.tool.name, r);
-      }
+      const ranked = this.rank(weightedStems(line), vectorOf(line), { ...opts, limit: LINE_CANDIDATES });
+      for (const r of ranked.top) keepBetter(best, r);
+      for (const r of ranked.included) keepBetter(included, r);
     }
-    return topK([...best.values()], opts.limit, (r) => r.score, (r) => r.tool.name);
+    return withIncluded(topK([...best.values()], opts.limit, (r) => r.score, (r) => r.tool.name), [...included.values()]);
   }
 
-  /** The best `opts.limit` tools for weighted stems (`weightedStems`), scored as the class comment says; without a vector, by the sparse part alone. */
-  private rank(stems: ReadonlyMap<string, number>, queryVector: Float32Array | undefined, opts: SearchOptions): ScoredTool[] {
-    if (stems.size === 0) return [];
+  /**
+   * The best `opts.limit` tools for weighted stems (`weightedStems`), scored as
+   * the class comment says (without a vector, by the sparse part alone); and
+   * the tools `opts.include` names with their scores, in the top or not.
+   */
+  private rank(stems: ReadonlyMap<string, number>, queryVector: Float32Array | undefined, opts: SearchOptions): { top: ScoredTool[]; included: ScoredTool[] } {
+    if (stems.size === 0) return { top: [], included: [] };
     const expanded = [...stems].map(([term, weight]) => this.expand(term, weight));
     const bm25 = this.sparse.scoreSlots(expanded);
     const slots = bm25.total.length;
@@ -383,12 +400,16 @@ export class EmbeddedIndex implements ToolIndex {
     let floor = 0;
     // a scale of 0 means no tool matched: every total is 0, and 0 / 1 keeps it so
     const divisor = scale > 0 ? scale : 1;
+    // the slots `opts.include` names, marked for the scan
+    const includeMark = this.markIncluded(opts.include, slots);
+    const included: ScoredTool[] = [];
     // written without Math.max and Math.min, which cost a third of the scan: the same values for the numbers here
     for (let t = 0; t < slots; t++) {
       const sparse = (bm25Share * total[t]!) / divisor + nameCoverage[t]!;
       const cosine = dots[t]!;
       let best = fuse(cosine > 0 ? cosine : 0, sparse);
       if (hasExamples && exampleScores[t]! > best) best = exampleScores[t]!;
+      if (includeMark[t] !== 0 && best > 0) this.offerIncluded(t, best < 1 ? best : 1, opts.filter, included);
       // the floor is at most 1, so the unclamped score decides as well as the clamped one
       if (best <= 0 || best < floor) continue;
       const score = best < 1 ? best : 1;
@@ -398,7 +419,24 @@ export class EmbeddedIndex implements ToolIndex {
       top.offer({ tool, score });
       if (top.items.length === opts.limit) floor = top.items[opts.limit - 1]!.score;
     }
-    return top.items;
+    includeMark.fill(0);
+    return { top: top.items, included };
+  }
+
+  /** A mark by slot on the tools `names` lists (all 0 without any), to be cleared after use: one scan scores them with the rest. */
+  private markIncluded(names: readonly string[] | undefined, slots: number): Uint8Array {
+    if (this.includeMark.length !== slots) this.includeMark = new Uint8Array(slots);
+    for (const name of names ?? []) {
+      const slot = this.sparse.slot(name);
+      if (slot !== undefined && this.tools[slot]) this.includeMark[slot] = 1;
+    }
+    return this.includeMark;
+  }
+
+  /** Adds the tool in `slot` to `included` with its score, if the filter lets it through. */
+  private offerIncluded(slot: number, score: number, filter: ToolFilter | undefined, included: ScoredTool[]): void {
+    const tool = this.tools[slot]!;
+    if (!filter || matchesFilter(tool, filter)) included.push({ tool, score });
   }
 
   /** The content hash of the tool in `slot` (`toolContentHash`), made the first time it is asked for. */
@@ -505,6 +543,14 @@ export class EmbeddedIndex implements ToolIndex {
 interface Example {
   vector: number;
   stems: ReadonlySet<string>;
+}
+
+/** The top, then the included tools not in it, best first and marked (`SearchOptions.include`). */
+export function withIncluded(top: ScoredTool[], included: readonly ScoredTool[]): ScoredTool[] {
+  if (included.length === 0) return top;
+  const inTop = new Set(top.map((r) => r.tool.name));
+  const extra = included.filter((r) => !inTop.has(r.tool.name)).map((r): ScoredTool => ({ ...r, included: true }));
+  return [...top, ...topK(extra, extra.length, (r) => r.score, (r) => r.tool.name)];
 }
 
 /** The texts embedded for a tool: its own (name, description, parameters), then each example request. */

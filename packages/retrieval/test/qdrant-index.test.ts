@@ -385,6 +385,19 @@ describe("qdrant index (integration)", () => {
     }
   });
 
+  it("qdrant - included tools come after the top, marked, within the filter; never twice", integration, async () => {
+    const alias = freshAlias();
+    const index = await open(alias);
+    await index.upsert([...filesystemTools(), lights]);
+    const found = await index.search("read the file notes/todo.md", { limit: 1, include: [lights.name, "filesystem.read_text_file", "never.indexed"] });
+    assert.deepEqual(names(found)[0], "filesystem.read_text_file");
+    assert.equal(found[0]?.included, undefined);
+    assert.deepEqual(new Set(names(found)).size, found.length, "each tool once");
+    for (const r of found.slice(1)) assert.equal(r.included, true, `${r.tool.name} is there for include`);
+    const allowed = await index.search("read the file notes/todo.md", { limit: 3, include: [lights.name], filter: { tools: ["filesystem.read_text_file"] } });
+    assert.deepEqual(names(allowed), ["filesystem.read_text_file"], "an included tool outside the allow-list stays out");
+  });
+
   it("qdrant - hybrid search: an example request finds its tool, a sparse-only search still works", integration, async () => {
     const alias = freshAlias();
     const index = await open(alias);

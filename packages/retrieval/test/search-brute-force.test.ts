@@ -116,21 +116,33 @@ function bruteForce(tools: readonly ToolDefinition[], embedder: LocalEmbedder, q
     return topK(kept, limit, (r) => r.score, (r) => r.tool.name);
   };
 
+  // an included tool scores the better of the whole query's and each line's, wherever it ranks
+  const includedScores = new Map<string, ScoredTool>();
+  const include = new Set(opts.include);
+  const rankWithIncluded = (s: ReadonlyMap<string, number>, v: Float32Array | undefined, limit: number) => {
+    const all = rank(s, v, tools.length);
+    for (const r of all) if (include.has(r.tool.name) && r.score > (includedScores.get(r.tool.name)?.score ?? 0)) includedScores.set(r.tool.name, r);
+    return all.slice(0, limit);
+  };
   const vector = opts.sparseOnly ? undefined : weightedVector(embed(query), context.map(embed));
-  const result = rank(stems, vector, opts.limit);
+  let result = rankWithIncluded(stems, vector, opts.limit);
   const lines = [...context, query]
     .join("\n")
     .split("\n")
     .map((l) => l.trim())
     .filter((l) => tokenize(l).length >= 2);
-  if (lines.length < 2) return result;
-  const best = new Map(result.map((r) => [r.tool.name, r]));
-  for (const line of lines) {
-    for (const r of rank(weightedStems(line), opts.sparseOnly ? undefined : embed(line), 2)) {
-      if (r.score > (best.get(r.tool.name)?.score ?? 0)) best.set(r.tool.name, r);
+  if (lines.length >= 2) {
+    const best = new Map(result.map((r) => [r.tool.name, r]));
+    for (const line of lines) {
+      for (const r of rankWithIncluded(weightedStems(line), opts.sparseOnly ? undefined : embed(line), 2)) {
+        if (r.score > (best.get(r.tool.name)?.score ?? 0)) best.set(r.tool.name, r);
+      }
     }
+    result = topK([...best.values()], opts.limit, (r) => r.score, (r) => r.tool.name);
   }
-  return topK([...best.values()], opts.limit, (r) => r.score, (r) => r.tool.name);
+  const inTop = new Set(result.map((r) => r.tool.name));
+  const extra = [...includedScores.values()].filter((r) => !inTop.has(r.tool.name));
+  return [...result, ...topK(extra, extra.length, (r) => r.score, (r) => r.tool.name).map((r): ScoredTool => ({ ...r, included: true }))];
 }
 
 const WORDS = [
@@ -153,11 +165,12 @@ function randomTool(random: () => number, i: number): ToolDefinition {
 }
 
 describe("search brute force", () => {
-  it("search brute force - the index equals scoring every tool in full, through upserts, removals, filters, limits and multi-line queries", async () => {
+  it("search brute force - the index equals scoring every tool in full, through upserts, removals, filters, limits, included tools and multi-line queries", async () => {
     const random = mulberry32(7);
     const embedder = new LocalEmbedder();
     const index = new EmbeddedIndex(embedder);
     const catalog = new Map<string, ToolDefinition>();
+    const removed: string[] = [];
     for (let round = 0; round < 12; round++) {
       const added = Array.from({ length: 10 + Math.floor(random() * 40) }, (_, i) => randomTool(random, Math.floor(random() * 200) + i * 1000));
       await index.upsert(added);
@@ -165,6 +178,7 @@ describe("search brute force", () => {
       for (const name of [...catalog.keys()].filter(() => random() < 0.15)) {
         await index.remove(name);
         catalog.delete(name);
+        removed.push(name);
       }
       for (let q = 0; q < 15; q++) {
         const word = () => WORDS[Math.floor(random() * WORDS.length)]!;
@@ -175,9 +189,11 @@ describe("search brute force", () => {
           filter: [undefined, { tenant: "t2" }, { pools: ["a"] }, { domains: ["z"], tenant: "t1" }][Math.floor(random() * 4)],
           sparseOnly: random() < 0.2,
           context: random() < 0.15 ? [word() + " " + word()] : undefined,
+          // names of the catalog, some removed since, and one never indexed
+          include: random() < 0.4 ? [...[...catalog.keys(), ...removed].filter(() => random() < 0.1), "never.indexed"] : undefined,
         };
-        const got = (await index.search(query, opts)).map((r) => [r.tool.name, r.score]);
-        const want = bruteForce([...catalog.values()], embedder, query, opts).map((r) => [r.tool.name, r.score]);
+        const got = (await index.search(query, opts)).map((r) => [r.tool.name, r.score, r.included ?? false]);
+        const want = bruteForce([...catalog.values()], embedder, query, opts).map((r) => [r.tool.name, r.score, r.included ?? false]);
         assert.deepEqual(got, want, `round ${round} query ${JSON.stringify(query)} ${JSON.stringify(opts)}`);
       }
     }

@@ -45,7 +45,8 @@ export type RoutingSettings = Pick<
  *   most `req.topK` or else ROUTER_MAX_CANDIDATES.
  * - Core tools (`catalogCore`, the catalog's tools with `core` set) come after
  *   the semantic ones, source CORE, with their score for the query (0 when
- *   they do not match at all), best first. They are not merged by score:
+ *   they do not match at all; scored in the same search, `SearchOptions.include`),
+ *   best first. They are not merged by score:
  *   the selector sees the query's matches first and the always-on tools
  *   after, whatever their scores. A core tool that matched well enough to be
  *   a semantic candidate appears once, as SEMANTIC.
@@ -64,21 +65,18 @@ export async function routeCandidates(
   const threshold = config.ROUTER_MODE === "threshold";
   const limit = threshold ? (asked ?? config.ROUTER_MAX_CANDIDATES) : (asked ?? config.ROUTER_TOP_K);
   const floor = threshold ? config.ROUTER_SCORE_THRESHOLD : config.ROUTER_MIN_SCORE;
-  const found = await index.search(req.query, { limit, filter: req.filter, context: req.context });
+  const core = catalogCore.filter((tool) => matchesFilter(tool, req.filter));
+  const found = await index.search(req.query, { limit, filter: req.filter, context: req.context, include: core.map((tool) => tool.name) });
+  const top = found.filter((r) => !r.included);
   // "no tool matches" is decided in one place (retrieval's relevance.ts), the same one the evaluation scores
-  const matched = isNoTool(found, { minScore: floor }) ? [] : found.filter((r) => r.score >= floor);
+  const matched = isNoTool(top, { minScore: floor }) ? [] : top.filter((r) => r.score >= floor);
   const semantic = matched.map((r) => candidate(r.tool, r.score, RoutingCandidate_Source.SEMANTIC));
 
   const present = new Set(semantic.map((c) => c.tool?.name));
-  const core = new Map<string, ToolDefinition>();
-  for (const tool of catalogCore) if (matchesFilter(tool, req.filter) && !present.has(tool.name)) core.set(tool.name, tool);
-  if (core.size === 0) return semantic;
-
-  const coreScores = new Map(
-    (await index.search(req.query, { limit: core.size, filter: { tools: [...core.keys()] }, context: req.context })).map((r) => [r.tool.name, r.score]),
-  );
-  const always = [...core.values()]
-    .map((tool) => candidate(tool, coreScores.get(tool.name) ?? 0, RoutingCandidate_Source.CORE))
+  const scores = new Map(found.map((r) => [r.tool.name, r.score]));
+  const always = core
+    .filter((tool) => !present.has(tool.name))
+    .map((tool) => candidate(tool, scores.get(tool.name) ?? 0, RoutingCandidate_Source.CORE))
     .sort((a, b) => b.score - a.score || compareNames(a.tool?.name ?? "", b.tool?.name ?? ""));
   return [...semantic, ...always];
 }

@@ -11,7 +11,7 @@ import type { RoutingCandidate, ToolDefinition } from "@switchyard/packet";
 import { configSchema, defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { catalogStats, LocalEmbedder } from "@switchyard/retrieval";
-import type { ToolNeedInput, ToolNeedScorer } from "@switchyard/retrieval";
+import type { SearchOptions, ToolIndex, ToolNeedInput, ToolNeedScorer } from "@switchyard/retrieval";
 import { candidate, routeCandidates, routeStage } from "../src/route.js";
 import type { RouteQuery, RouteStageDeps } from "../src/route.js";
 import { EmbeddedIndex } from "@switchyard/retrieval";
@@ -87,6 +87,18 @@ describe("route", () => {
       const tick = withUnknown.find((c) => c.tool?.name === "clock.tick");
       assert.equal(tick?.source, RoutingCandidate_Source.CORE);
       assert.equal(tick?.score, 0);
+    });
+
+    it("route - one search per route: the core tools' scores come with the query's candidates, as a full search scores them", async () => {
+      const searches: SearchOptions[] = [];
+      const counting: ToolIndex = { upsert: (t) => index.upsert(t), remove: (n) => index.remove(n), size: index.size, search: (q, opts) => (searches.push(opts), index.search(q, opts)) };
+      const query = "run this python snippet: print(2 + 2) and search my memory";
+      const candidates = await routeCandidates(counting, core, { query, topK: 1 }, config);
+      assert.equal(searches.length, 1);
+      const everyScore = new Map((await index.search(query, { limit: 100 })).map((r) => [r.tool.name, r.score]));
+      for (const c of candidates.filter((c) => c.source === RoutingCandidate_Source.CORE)) {
+        assert.equal(c.score, everyScore.get(c.tool!.name) ?? 0, c.tool!.name);
+      }
     });
 
     it("route - the allow-list holds for semantic and core tools", async () => {
