@@ -30,7 +30,7 @@ async function run(args: BenchArgs): Promise<BenchRun> {
     case "route-scale":
       return benchRouteScale({ sizes: args.sizes, queries: args.queries });
     case "route-http":
-      return benchRouteHttp({ sizes: args.sizes, duration: args.duration, connections: args.connections, log });
+      return benchRouteHttp({ sizes: args.sizes, duration: args.duration, connections: args.connections, cpuProfDir: args.cpuProf, log });
     case "packet-e2e":
       return benchPacketE2e({ sizes: args.sizes, duration: args.duration, connections: args.connections, cpuProfDir: args.cpuProf, log });
     case "mcp-doors":
@@ -38,7 +38,7 @@ async function run(args: BenchArgs): Promise<BenchRun> {
     case "tracing-cost":
       return benchTracingCost({ duration: args.duration, connections: args.connections, rounds: args.rounds, log });
     case "soak":
-      return benchSoak({ duration: args.duration, connections: args.connections, rate: args.rate, fraction: args.fraction, log });
+      return benchSoak({ duration: args.duration, connections: args.connections, rate: args.rate, fraction: args.fraction, heapSnapshots: args.heapSnapshots, log });
   }
 }
 

@@ -1,7 +1,7 @@
 // `pnpm profile <dir> [--packets N]`: where each process's CPU went, from the V8 CPU profiles
-// the services write as they stop under `pnpm bench packet-e2e --cpu-prof <dir>`. One row per
-// process: busy time by library, and per packet when the bench's packet count is given. Idle
-// time is left out; start-up is in.
+// the services write as they stop under `pnpm bench packet-e2e --cpu-prof <dir>` (or
+// route-http's). One row per process: busy time by library, and per packet (per route) when
+// the bench's count is given. Idle time is left out; start-up is in.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { processOf, summarize } from "./perf/cpu-profile.js";

@@ -23,8 +23,10 @@ export interface BenchArgs {
   /** tracing: packets per round; tracing-cost: rounds of each mode. */
   packets: number;
   rounds: number;
-  /** packet-e2e: where each service writes its CPU profile; undefined: none. */
+  /** packet-e2e, route-http: where each service writes its CPU profile; undefined: none. */
   cpuProf?: string;
+  /** soak: where the services' heap snapshots go; undefined: none are taken. */
+  heapSnapshots?: string;
   help: boolean;
 }
 
@@ -36,6 +38,7 @@ export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [opt
                  --queries <n>       queries timed at each size (default: fewer as the catalog grows)
   route-http     POST /v1/route through gateway, NATS and router at 1 connection and at --connections, beside a bare
                  NATS request/reply   --sizes <n,...> catalog sizes (default 1000)  --duration <s> (default 10)  --connections <n> (default 16)
+                 --cpu-prof <dir>    a V8 CPU profile of the gateway and the router there (pnpm profile <dir> --packets <routes>)
   packet-e2e     full packets through the six services and a real MCP read at 1 connection and at --connections, beside
                  the packet's bare JetStream hops and the MCP call alone, with CPU ms per packet
                  --duration <s> (default 60)  --connections <n> (default 16)
@@ -50,6 +53,7 @@ export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [opt
   soak           packet-e2e's packets at a fixed open-loop rate: lost packets, redeliveries, RSS of every process
                  --duration <s> (default 600)  --rate <packets/s> (default: --fraction of saturation, measured first
                  at --connections, default 16)  --fraction <f> (default 0.8)
+                 --heap-snapshots <dir>  each service's live JS heap after the first minute and in the last (snapshots there)
   --json         one JSON object per configuration on stdout (the table goes to stderr)
   --out <dir>    where <bench>-<timestamp>.json goes (default bench/results)`;
 
@@ -69,6 +73,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       packets: { type: "string" },
       rounds: { type: "string" },
       "cpu-prof": { type: "string" },
+      "heap-snapshots": { type: "string" },
       rate: { type: "string" },
       fraction: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
@@ -94,6 +99,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     ...(values.rate === undefined ? {} : { rate: positive(values.rate, "--rate", Number.POSITIVE_INFINITY) }),
     fraction: values.fraction === undefined ? base.fraction : positive(values.fraction, "--fraction", 1),
     ...(values["cpu-prof"] === undefined ? {} : { cpuProf: values["cpu-prof"] }),
+    ...(values["heap-snapshots"] === undefined ? {} : { heapSnapshots: values["heap-snapshots"] }),
     help: values.help,
   };
 }

@@ -13,6 +13,7 @@ import type { ToolDefinition } from "@switchyard/packet";
 import type { BenchResult, BenchRun } from "./bench-result.js";
 import { micro, rate } from "./bench-result.js";
 import { fleetProcesses } from "./bench-fleet.js";
+import { cpuProfileArgs } from "./cpu-profile.js";
 import { startHopFloor } from "./hop-floor.js";
 import type { HopFloor } from "./hop-floor.js";
 import { describeGrowth, growth } from "./growth.js";
@@ -60,8 +61,7 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
   const added = catalog?.length ?? 0;
   options.log(`packet-e2e: starting nats-server and the six services${added ? ` with ${added} tools added to the catalog` : ""}`);
   // With --cpu-prof, each service writes a V8 CPU profile there when it stops (`pnpm profile <dir> --packets N`).
-  const profiling = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`, "--cpu-prof-interval=500"] : undefined;
-  const fleet = await startPacketFleet({}, catalog, profiling);
+  const fleet = await startPacketFleet({}, catalog, cpuProfileArgs(options.cpuProfDir));
   // Started one by one inside the try, so that a failure stops whatever did start.
   let floor: HopFloor | undefined;
   let mcp: McpAlone | undefined;

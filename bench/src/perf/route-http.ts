@@ -19,6 +19,7 @@ import { readBench } from "@switchyard/bench-data";
 import type { BenchResult, BenchRun } from "./bench-result.js";
 import { rate } from "./bench-result.js";
 import { startBenchFleet } from "./bench-fleet.js";
+import { cpuProfileArgs } from "./cpu-profile.js";
 import { describeGrowth, growth } from "./growth.js";
 import { connectionLevels, httpLoad, loopLoad } from "./load.js";
 import type { ClosedLoad, LoadFigures } from "./load.js";
@@ -36,6 +37,8 @@ export interface RouteHttpOptions {
   sizes: readonly number[];
   duration: number;
   connections: number;
+  /** With it, the gateway and router write V8 CPU profiles there when they stop (`pnpm profile <dir> --packets <routes>`). */
+  cpuProfDir?: string | undefined;
   log: (line: string) => void;
 }
 
@@ -47,7 +50,8 @@ export async function benchRouteHttp(options: RouteHttpOptions): Promise<BenchRu
     const catalog = scaleCatalog(datasets, size);
     const bodies = catalog.cases.slice(0, BODIES).map((c) => ({ message: c.query, topK: 5 }));
     options.log(`route-http: ${size} tools, starting nats-server, gateway and embedding-router`);
-    const bench = await startBenchFleet({ services: ["gateway", "embedding-router"], catalog: catalog.tools });
+    const nodeArgs = cpuProfileArgs(options.cpuProfDir);
+    const bench = await startBenchFleet({ services: ["gateway", "embedding-router"], catalog: catalog.tools, ...(nodeArgs ? { nodeArgs } : {}) });
     // Started one by one inside the try, so that a failure stops whatever did start.
     let echo: ChildProcess | undefined;
     let quiet: { url: string; stop(): Promise<void> } | undefined;

@@ -5,7 +5,10 @@
  * read), the JetStream redeliveries of each stage (a tool is called twice only when the
  * executor is handed a packet again), and the resident memory of every process of the
  * fleet, sampled every few seconds: the first minute's mean against the last minute's.
+ * With `heapSnapshots`, also each service's live JavaScript heap after the first minute
+ * and in the last, from heap snapshots (heap-snapshot.ts).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { PACKETS_STREAM } from "@switchyard/bus";
@@ -15,6 +18,7 @@ import { fleetProcesses } from "./bench-fleet.js";
 import { openLoad } from "./load.js";
 import type { LoadFigures } from "./load.js";
 import { packetLoad, sendPacket, startPacketFleet } from "./packet-load.js";
+import { heapSnapshotArgs, heapSnapshotMb } from "./heap-snapshot.js";
 import { rssByWindow, rssBytesOf, rssGrowth } from "./process-usage.js";
 
 export interface SoakOptions {
@@ -24,6 +28,8 @@ export interface SoakOptions {
   /** Packets per second; undefined: `fraction` of the saturation throughput. */
   rate?: number | undefined;
   fraction: number;
+  /** A folder for heap snapshots of the six services, taken at the end of the first window and in the last; none without. */
+  heapSnapshots?: string | undefined;
   log: (line: string) => void;
 }
 
@@ -37,7 +43,7 @@ const SAMPLE_MS = 5_000;
 /** Starts the fleet, finds the rate (or takes `rate`), soaks it, and reports losses, redeliveries and memory. */
 export async function benchSoak(options: SoakOptions): Promise<BenchRun> {
   options.log("soak: starting nats-server and the six services");
-  const fleet = await startPacketFleet();
+  const fleet = await startPacketFleet({}, undefined, options.heapSnapshots === undefined ? undefined : heapSnapshotArgs(options.heapSnapshots));
   try {
     await packetLoad(fleet.url, { connections: options.connections, duration: WARMUP_SECONDS });
     const results: BenchResult[] = [];
@@ -61,7 +67,10 @@ export async function benchSoak(options: SoakOptions): Promise<BenchRun> {
     options.log(`soak: ${packetsPerSecond} packets/s for ${options.duration} s, the RSS of ${processes.size} processes sampled meanwhile`);
     sample();
     const sampler = setInterval(sample, Math.min(SAMPLE_MS, windowMs / 4));
+    const heaps = new Map<string, number[]>();
+    const snapshots = takeSnapshots(processes, options.heapSnapshots, [windowMs, options.duration * 1000 - windowMs / 2], heaps);
     const soaked = await openLoad(() => sendPacket(fleet.url), { rate: packetsPerSecond, duration: options.duration }).finally(() => clearInterval(sampler));
+    await snapshots;
     sample();
     results.push(row("soak (open loop)", soaked, { rate: packetsPerSecond, seconds: options.duration, sent: soaked.sent, lost: soaked.failed }));
 
@@ -78,11 +87,32 @@ export async function benchSoak(options: SoakOptions): Promise<BenchRun> {
           ? `RSS ${name}: ${growth.firstMb.toFixed(1)} → ${growth.lastMb.toFixed(1)} MB (${growth.growth >= 0 ? "+" : ""}${(growth.growth * 100).toFixed(1)} %); by window: ${rssByWindow(samples.get(name)!, windowMs).map((mb) => mb.toFixed(0)).join(", ")} MB`
           : `RSS ${name}: not sampled (gone)`,
       ),
+      ...[...heaps].map(([name, [first, last]]) => `live JS heap ${name} (heap snapshot, after a full GC): ${first!.toFixed(1)} → ${last!.toFixed(1)} MB (${percent(first!, last!)})`),
     ];
     return { results, notes };
   } finally {
     await fleet.close();
   }
+}
+
+/**
+ * Heap snapshots of the six services (not the MCP servers or nats-server) at each of
+ * `atMs` from now, one service after another (each pauses a second or two to write
+ * one), their sizes added to `heaps` by service; nothing without a folder.
+ */
+async function takeSnapshots(processes: ReadonlyMap<string, number>, dir: string | undefined, atMs: readonly number[], heaps: Map<string, number[]>): Promise<void> {
+  if (dir === undefined) return;
+  const services = [...processes].filter(([name]) => name !== "nats-server" && !name.includes(" > "));
+  const started = performance.now();
+  for (const at of atMs) {
+    await sleep(Math.max(0, at - (performance.now() - started)));
+    for (const [name, pid] of services) heaps.set(name, [...(heaps.get(name) ?? []), await heapSnapshotMb(pid, dir)]);
+  }
+}
+
+function percent(first: number, last: number): string {
+  const change = (last - first) / first;
+  return `${change >= 0 ? "+" : ""}${(change * 100).toFixed(1)} %`;
 }
 
 function row(path: string, figures: LoadFigures, config: Record<string, number>): BenchResult {
