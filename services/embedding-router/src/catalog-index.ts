@@ -48,13 +48,6 @@ export async function indexCatalog(
   /** The catalog as last handed out by `stats`; cleared by every change. */
   let snapshot: ToolDefinition[] | undefined;
   let loading = true;
-  /**
-   * While the catalog is first read, the tools to index, by catalog key: indexed in one
-   * upsert once it is read. The index packs itself after every upsert, so one upsert per
-   * tool made a start quadratic (4,000 tools: 36 s one by one, 0.4 s together).
-   */
-  let batching = true;
-  const firstLoad = new Map<string, ToolDefinition>();
   const pending: Promise<unknown>[] = [];
   const track = (work: Promise<unknown>, what: string) => {
     const logged = work.catch((error: unknown) => logger.error({ err: error }, `catalog ${what} failed`));
@@ -68,21 +61,7 @@ export async function indexCatalog(
     snapshot = undefined;
     if (tool.core) core.set(tool.name, merged);
     else core.delete(tool.name);
-    if (batching) firstLoad.set(key, merged);
-    else upsert(key, merged, 0);
-  };
-  /** Indexes the first load's tools together; when that fails, each on its own, with retries. */
-  const indexFirstLoad = async () => {
-    batching = false;
-    const first = [...firstLoad];
-    firstLoad.clear();
-    if (first.length === 0) return;
-    try {
-      await index.upsert(first.map(([, tool]) => tool));
-    } catch (error) {
-      logger.warn({ err: error, tools: first.length }, "indexing the catalog failed; each tool will be tried on its own");
-      for (const [key, tool] of first) upsert(key, tool, 0);
-    }
+    upsert(key, merged, 0);
   };
   const upsert = (key: string, tool: ToolDefinition, attempt: number) => {
     clearTimeout(retries.get(key));
@@ -119,7 +98,6 @@ export async function indexCatalog(
     const tool = listed.get(key);
     if (tool === undefined) return;
     listed.delete(key);
-    firstLoad.delete(key);
     tools.delete(tool.name);
     snapshot = undefined;
     core.delete(tool.name);
@@ -135,7 +113,6 @@ export async function indexCatalog(
     },
     remove: drop,
   });
-  await indexFirstLoad();
   await Promise.all(pending);
   loading = false;
   pending.length = 0;

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { openBucket, putTool } from "@switchyard/bus";
 import { ToolDefinitionSchema } from "@switchyard/packet";
 import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
-import type { Embedder, ToolIndex } from "@switchyard/retrieval";
+import type { Embedder } from "@switchyard/retrieval";
 import { createLogger } from "@switchyard/telemetry";
 import { filesystemTools, suiteNats } from "@switchyard/test-fixtures";
 import { indexCatalog } from "../src/catalog-index.js";
@@ -37,27 +37,6 @@ describe("catalog index", () => {
       const deadline = Date.now() + 5000;
       while (index.size < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
       assert.equal(index.size, 3);
-    } finally {
-      indexed.stop();
-    }
-  });
-
-  it("catalog index - the catalog read at start is indexed in one upsert; later changes one by one", async () => {
-    const catalog = await openBucket(nats.nc, "catalog-first-load-test");
-    const [first, ...rest] = filesystemTools();
-    assert.ok(first);
-    for (const tool of rest) await putTool(catalog, tool);
-    const index = new EmbeddedIndex(new LocalEmbedder());
-    const batches: number[] = [];
-    const counting: ToolIndex = { size: 0, upsert: (tools) => (batches.push(tools.length), index.upsert(tools)), remove: (name) => index.remove(name), search: (query, opts) => index.search(query, opts) };
-    const indexed = await indexCatalog(catalog, counting, createLogger("catalog-index-test", "silent"));
-    try {
-      assert.deepEqual(batches, [rest.length], "one upsert for the whole catalog");
-      assert.equal(index.size, rest.length);
-      await putTool(catalog, first);
-      const deadline = Date.now() + 5000;
-      while (index.size < rest.length + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-      assert.deepEqual(batches, [rest.length, 1]);
     } finally {
       indexed.stop();
     }
