@@ -84,10 +84,10 @@ export async function benchSoak(options: SoakOptions): Promise<BenchRun> {
       `largest RSS growth, ${minutes}: ${(worst * 100).toFixed(1)} %`,
       ...growths.map(({ name, growth }) =>
         growth
-          ? `RSS ${name}: ${growth.firstMb.toFixed(1)} → ${growth.lastMb.toFixed(1)} MB (${growth.growth >= 0 ? "+" : ""}${(growth.growth * 100).toFixed(1)} %); by window: ${rssByWindow(samples.get(name)!, windowMs).map((mb) => mb.toFixed(0)).join(", ")} MB`
+          ? `RSS ${name}: ${growth.firstMb.toFixed(1)} → ${growth.lastMb.toFixed(1)} MB (${signedPercent(growth.growth)}); by window: ${rssByWindow(samples.get(name)!, windowMs).map((mb) => mb.toFixed(0)).join(", ")} MB`
           : `RSS ${name}: not sampled (gone)`,
       ),
-      ...[...heaps].map(([name, [first, last]]) => `live JS heap ${name} (heap snapshot, after a full GC): ${first!.toFixed(1)} → ${last!.toFixed(1)} MB (${percent(first!, last!)})`),
+      ...[...heaps].map(([name, [first, last]]) => `live JS heap ${name} (heap snapshot, after a full GC): ${first!.toFixed(1)} → ${last!.toFixed(1)} MB (${signedPercent((last! - first!) / first!)})`),
     ];
     return { results, notes };
   } finally {
@@ -110,8 +110,8 @@ async function takeSnapshots(processes: ReadonlyMap<string, number>, dir: string
   }
 }
 
-function percent(first: number, last: number): string {
-  const change = (last - first) / first;
+/** A change as a share, written "+12.3 %" or "-4.0 %": the RSS and the live heap alike. */
+function signedPercent(change: number): string {
   return `${change >= 0 ? "+" : ""}${(change * 100).toFixed(1)} %`;
 }
 
