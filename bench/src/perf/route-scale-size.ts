@@ -2,9 +2,11 @@
  * One catalog size of `pnpm bench route-scale`, in its own process (started with
  * --expose-gc) so that each size's heap is measured from a clean start and a large
  * catalog's garbage does not slow the next. Builds each system's index in turn, times
- * the same queries through it with tinybench, scores recall@5, and prints one JSON line.
+ * the same queries through it with tinybench, scores recall@5, times Switchyard's index
+ * built again one tool at a time (the router's start), and prints one JSON line.
  */
 import { readBench } from "@switchyard/bench-data";
+import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 import { Bench } from "tinybench";
 import { mean, recallAt } from "../metrics.js";
 import { latencySummary, micro, rate } from "./bench-result.js";
@@ -21,6 +23,8 @@ export interface SizeRunInput {
 export interface SizeRunOutput {
   results: BenchResult[];
   buildMs: Record<string, number>;
+  /** Switchyard's index built one tool at a time, as the router reads its catalog at start, up to its first answer. */
+  oneByOneMs: number;
   queries: number;
   realTools: number;
 }
@@ -37,7 +41,7 @@ const catalog = scaleCatalog(
   input.size,
 );
 const cases = evenly(catalog.cases, input.queries);
-const output: SizeRunOutput = { results: [], buildMs: {}, queries: cases.length, realTools: catalog.real };
+const output: SizeRunOutput = { results: [], buildMs: {}, oneByOneMs: 0, queries: cases.length, realTools: catalog.real };
 
 for (const name of ENGINES) {
   gc();
@@ -71,7 +75,17 @@ for (const name of ENGINES) {
     heapMb,
   });
 }
+output.oneByOneMs = await oneByOne();
 process.stdout.write(`${JSON.stringify(output)}\n`);
+
+async function oneByOne(): Promise<number> {
+  gc!();
+  const index = new EmbeddedIndex(new LocalEmbedder());
+  const started = performance.now();
+  for (const tool of catalog.tools) await index.upsert([tool]);
+  await index.search(cases[0]!.query, { limit: K });
+  return Math.round(performance.now() - started);
+}
 
 /** Heap and ArrayBuffers: the router's index keeps its postings and vectors in typed arrays. */
 function footprint(): number {

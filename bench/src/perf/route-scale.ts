@@ -39,7 +39,8 @@ export async function benchRouteScale(options: { sizes: readonly number[]; queri
     results.push(...withRatios(out.results));
     notes.push(
       `${size.toLocaleString("en-US")} tools (${out.realTools} real, ${size - out.realTools} synthetic), ${out.queries} queries; index built in ` +
-        ENGINES.map((e) => `${e} ${(out.buildMs[e]! / 1000).toFixed(1)} s`).join(", "),
+        ENGINES.map((e) => `${e} ${(out.buildMs[e]! / 1000).toFixed(1)} s`).join(", ") +
+        `; switchyard one tool at a time, as the router reads its catalog at start, ${(out.oneByOneMs / 1000).toFixed(1)} s`,
     );
   }
   notes.push(...growthNotes(results));

@@ -174,11 +174,11 @@ export class Bm25Index {
 
   /**
    * The postings with the changes since the last time merged in: the packed
-   * ones still current, then the added documents'. A search packs what it
-   * finds changed; a caller done with a batch of changes packs them early,
-   * so the documents waiting aside do not outlive the batch.
+   * ones still current, then the added documents'. Only a search packs, so
+   * that many changes between two searches (a catalog read one tool at a
+   * time) cost one pack, not one each.
    */
-  pack(): void {
+  private pack(): void {
     if (!this.changed) return;
     const old = this.packed;
     const { k1, b } = this.params;

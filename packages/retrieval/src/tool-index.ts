@@ -292,7 +292,6 @@ export class EmbeddedIndex implements ToolIndex {
       }
       this.vectors.update(own);
       this.exampleVectors.update(ofExamples);
-      this.sparse.pack();
       return changed.length;
     });
   }

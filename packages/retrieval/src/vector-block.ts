@@ -37,21 +37,37 @@ export class VectorBlock {
   /** The dot products of the last query, reused: a search makes one set at a time. */
   private out = new Float64Array(0);
 
+  /**
+   * Changes since the segments were last repacked, by vector number: merged in
+   * by the next `dots`, so that many updates between two queries (a catalog
+   * read one tool at a time) repack each segment once, not once each.
+   */
+  private readonly waiting = new Map<number, StoredVector | undefined>();
+
   /** Sets (a vector) or deletes (undefined) vectors by number. */
   update(changes: ReadonlyMap<number, StoredVector | undefined>): void {
-    const bySegment = new Map<number, Map<number, StoredVector | undefined>>();
     for (const [id, vector] of changes) {
       if (vector) {
         if (this.dimensions === 0) this.dimensions = vector.length;
         if (vector.length !== this.dimensions) throw new RangeError(`vector lengths differ: ${this.dimensions} vs ${vector.length}`);
       }
+      // with no vector yet there is nothing to delete
+      if (this.dimensions > 0) this.waiting.set(id, vector);
+    }
+  }
+
+  /** Repacks the segments the waiting changes touch. */
+  private merge(): void {
+    if (this.waiting.size === 0) return;
+    const bySegment = new Map<number, Map<number, StoredVector | undefined>>();
+    for (const [id, vector] of this.waiting) {
       const s = Math.floor(id / SEGMENT);
       let segment = bySegment.get(s);
       if (!segment) bySegment.set(s, (segment = new Map()));
       segment.set(id % SEGMENT, vector);
     }
+    this.waiting.clear();
     for (const [s, segmentChanges] of bySegment) {
-      if (this.dimensions === 0) continue;
       while (this.segments.length <= s) this.segments.push(this.emptySegment());
       this.segments[s] = this.repack(this.segments[s]!, segmentChanges);
     }
@@ -59,6 +75,7 @@ export class VectorBlock {
 
   /** The dot product of `query` with every vector, by vector number (0 for numbers without one); valid until the next call. */
   dots(query: Float32Array): Float64Array {
+    this.merge();
     if (this.segments.length === 0) return this.out;
     if (query.length !== this.dimensions) throw new RangeError(`vector lengths differ: ${query.length} vs ${this.dimensions}`);
     const length = (this.segments.length - 1) * SEGMENT + this.segments.at(-1)!.extent;
