@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before } from "node:test";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { DONE_WILDCARD } from "@switchyard/bus";
+import { DONE_WILDCARD, Headers, PACKETS_BUCKET, PACKETS_STREAM } from "@switchyard/bus";
 import { decodePacket, isFinal, Packet_State } from "@switchyard/packet";
 import { reportFaultRun } from "./faults-report.js";
 import type { FaultRun } from "./faults-report.js";
@@ -221,7 +222,8 @@ export function tallyRun(
     const announced = [...(announcements.get(packetId!) ?? [])];
     if (!packet) {
       const last = stuck.get(packetId!);
-      problems.push(`${packetId} (${token}) never reached a terminal state${last ? `: ${last.state}${describeRun(last)}` : ""}`);
+      const traces = `announced ${announced.join(" and ") || "never"}, its line ${lines.has(token) ? "in" : "not in"} the journal`;
+      problems.push(`${packetId} (${token}) never reached a terminal state${last ? `: ${last.state}${describeRun(last)}; ${last.whereInTheStream}` : ""}; ${traces}`);
       continue;
     }
     if (announced.length > 1 || (announced.length === 1 && announced[0] !== packet.state)) {
@@ -282,7 +284,47 @@ export async function finishRun(test: string, suite: ChaosSuite, submissions: re
     const { json } = await suite.chaos.t.get(`/v1/packets/${packetId}`).catch(() => ({ json: undefined }));
     if (json) stuck.set(packetId!, json);
   }
+  if (stuck.size > 0) {
+    const where = await whereInTheStream(suite.chaos.t.cluster?.url ?? suite.chaos.t.nats.url, new Set(stuck.keys())).catch((error: unknown) => new Map([["", `the stream could not be read: ${String(error)}`]]));
+    for (const [packetId, json] of stuck) json.whereInTheStream = where.get(packetId) ?? where.get("");
+  }
   return tallyRun(test, submissions, finals, suite.announcements.states, suite.chaos.journal, stuck);
+}
+
+/**
+ * Where each stuck packet's message is in the packet stream, beside its stage consumer's
+ * state: a message at or below the ack floor was taken as acknowledged, one past the
+ * delivered sequence never reached the stage, one between awaits its ack or redelivery.
+ */
+async function whereInTheStream(url: string, packetIds: ReadonlySet<string>): Promise<Map<string, string>> {
+  const nc = await connect({ servers: url.split(",") });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const consumers = new Map<string, string>();
+    for await (const info of jsm.consumers.list(PACKETS_STREAM)) {
+      consumers.set(
+        info.config.filter_subject ?? info.name,
+        `consumer ${info.name}: delivered ${info.delivered.stream_seq}, ack floor ${info.ack_floor.stream_seq}, ack pending ${info.num_ack_pending}, pending ${info.num_pending}, redelivered ${info.num_redelivered}, leader ${info.cluster?.leader ?? "-"}`,
+      );
+    }
+    const where = new Map<string, string>();
+    const { first_seq: first, last_seq: last } = (await jsm.streams.info(PACKETS_STREAM)).state;
+    for (let seq = first; seq <= last; seq++) {
+      // acknowledged messages are gone from a work queue: most sequences answer "no message"
+      const message = await jsm.streams.getMessage(PACKETS_STREAM, { seq }).catch(() => null);
+      const packetId = message?.header.get(Headers.PacketId) ?? "";
+      if (message && packetIds.has(packetId)) where.set(packetId, `message ${seq} on ${message.subject} (${message.header.get(Headers.MsgId)}); ${consumers.get(message.subject) ?? "no consumer for its subject"}`);
+    }
+    // what the bucket's stream leader holds (the gateway's reads may come from any replica)
+    for (const packetId of packetIds) {
+      const stored = await jsm.streams.getMessage(`KV_${PACKETS_BUCKET}`, { last_by_subj: `$KV.${PACKETS_BUCKET}.${packetId}` }).catch(() => null);
+      const state = stored ? Packet_State[decodePacket(stored.data).state] : "nothing";
+      where.set(packetId, `${where.get(packetId) ?? "no message of it left in the stream"}; the bucket's leader holds ${state} (revision ${stored?.seq ?? "-"})`);
+    }
+    return where;
+  } finally {
+    await nc.close();
+  }
 }
 
 /** A packet's hops and its tool-execution reflections, to tell how a side effect happened twice. */

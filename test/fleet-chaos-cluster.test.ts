@@ -5,6 +5,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { PACKETS_BUCKET, PACKETS_STREAM } from "@switchyard/bus";
+import { natsServerVersion } from "@switchyard/local-nats";
 import { chaosSuite, finishRun, submitPackets } from "./chaos-run.js";
 import { eventually, fleetSkipReason } from "./harness.js";
 
@@ -15,7 +16,26 @@ const CONCURRENCY = 2;
 const PAUSE_MS = 50;
 /** How long a killed server stays down: longer than an election, as a crashed machine would. */
 const DOWN_MS = 8_000;
-const skip = fleetSkipReason();
+/**
+ * The first nats-server whose replicated consumers do not skip messages after a leader
+ * change. Before it, a new consumer leader that receives an ack for a message it does not
+ * know was delivered moves past the messages below it, which are then never delivered again
+ * (nats-io/nats-server#6469, #6566): on Debian's 2.9.10 this test lost 1 to 160 of a run's
+ * packets in 4 runs of 9, a stage's message left in the work queue below its consumer's ack
+ * floor with nothing pending. Production runs nats:2.12 (deploy/); against an older server
+ * this test would measure that bug, not Switchyard.
+ */
+const FIXED_SERVER: readonly [number, number, number] = [2, 11, 0];
+
+function clusterSkipReason(): string | undefined {
+  const version = natsServerVersion();
+  const differs = version?.findIndex((part, i) => part !== FIXED_SERVER[i]) ?? -1;
+  if (version && differs >= 0 && version[differs]! < FIXED_SERVER[differs]!) {
+    return `nats-server ${version.join(".")} is older than ${FIXED_SERVER.join(".")}: its replicated consumers skip messages after a leader change (nats-io/nats-server#6469, #6566)`;
+  }
+  return fleetSkipReason();
+}
+const skip = clusterSkipReason();
 
 interface ClusterInfo {
   leader?: string;
@@ -41,11 +61,12 @@ async function awaitWholeCluster(jsm: JetStreamManager): Promise<void> {
   );
 }
 
-describe("fleet chaos - a three-server JetStream cluster (R3) loses the leaders of the packet stream, the packets bucket and a consumer", { skip }, () => {
-  const suite = chaosSuite({ ackWaitMs: 3_000, natsCluster: 3 });
+describe("fleet chaos - a three-server JetStream cluster (R3) loses the leaders of the packet stream, the packets bucket and a consumer", () => {
+  // skipped at the test, not the suite, so that the run counts it among the skipped; no fleet is started then
+  const suite = skip ? undefined : chaosSuite({ ackWaitMs: 3_000, natsCluster: 3 });
 
-  it("fleet chaos - packets sent throughout while each leader in turn is killed (SIGKILL) and restarted: every request accepted, every packet ends once, its side effect once", { timeout: 900_000 }, async (ctx) => {
-    const { t } = suite.chaos;
+  it("fleet chaos - packets sent throughout while each leader in turn is killed (SIGKILL) and restarted: every request accepted, every packet ends once, its side effect once", { skip, timeout: 900_000 }, async (ctx) => {
+    const { t } = suite!.chaos;
     const cluster = t.cluster!;
     const nc = await connect({ servers: cluster.url.split(","), maxReconnectAttempts: -1 });
     const jsm = await jetstreamManager(nc);
@@ -69,7 +90,7 @@ describe("fleet chaos - a three-server JetStream cluster (R3) loses the leaders 
 
       const failed = submissions.filter((s) => s.status !== 202);
       assert.deepEqual(failed.slice(0, 5), [], `${failed.length} of ${submissions.length} requests were not accepted`);
-      const { run, problems, unknownOutcomes } = await finishRun("cluster, leaders killed", suite, submissions);
+      const { run, problems, unknownOutcomes } = await finishRun("cluster, leaders killed", suite!, submissions);
       ctx.diagnostic(JSON.stringify(run));
       if (problems.length > 0) ctx.diagnostic(t.logs.filter((line) => /"level":(40|50|60)/.test(line)).slice(-40).join("\n"));
       assert.deepEqual(problems.slice(0, 20), [], `${problems.length} problems`);

@@ -57,6 +57,13 @@ export function natsServerAvailable(binary = "nats-server"): boolean {
   return spawnSync(binary, ["--version"], { stdio: "ignore" }).status === 0;
 }
 
+/** The nats-server binary's version as [major, minor, patch] ("nats-server: v2.9.10"), or undefined when it cannot be run. */
+export function natsServerVersion(binary = "nats-server"): [number, number, number] | undefined {
+  const run = spawnSync(binary, ["--version"], { encoding: "utf8" });
+  const match = /v(\d+)\.(\d+)\.(\d+)/.exec(run.stdout ?? "");
+  return run.status === 0 && match ? [Number(match[1]), Number(match[2]), Number(match[3])] : undefined;
+}
+
 function writeConfig(dir: string, port: number, cluster: ClusterMembership | undefined): string {
   const path = join(dir, "nats.conf");
   // port -1 lets the server pick a free port and write it to ports_file_dir,
