@@ -294,7 +294,8 @@ export async function finishRun(test: string, suite: ChaosSuite, submissions: re
 /**
  * Where each stuck packet's message is in the packet stream, beside its stage consumer's
  * state: a message at or below the ack floor was taken as acknowledged, one past the
- * delivered sequence never reached the stage, one between awaits its ack or redelivery.
+ * delivered sequence never reached the stage, one between awaits its ack or redelivery;
+ * and the packet's stored state as the bucket's leader holds it.
  */
 async function whereInTheStream(url: string, packetIds: ReadonlySet<string>): Promise<Map<string, string>> {
   const nc = await connect({ servers: url.split(",") });
@@ -315,7 +316,7 @@ async function whereInTheStream(url: string, packetIds: ReadonlySet<string>): Pr
       const packetId = message?.header.get(Headers.PacketId) ?? "";
       if (message && packetIds.has(packetId)) where.set(packetId, `message ${seq} on ${message.subject} (${message.header.get(Headers.MsgId)}); ${consumers.get(message.subject) ?? "no consumer for its subject"}`);
     }
-    // what the bucket's stream leader holds (the gateway's reads may come from any replica)
+    // read through the stream's leader (the message API, not a direct get that any replica answers)
     for (const packetId of packetIds) {
       const stored = await jsm.streams.getMessage(`KV_${PACKETS_BUCKET}`, { last_by_subj: `$KV.${PACKETS_BUCKET}.${packetId}` }).catch(() => null);
       const state = stored ? Packet_State[decodePacket(stored.data).state] : "nothing";

@@ -21,8 +21,9 @@ const DOWN_MS = 8_000;
  * change. Before it, a new consumer leader that receives an ack for a message it does not
  * know was delivered moves past the messages below it, which are then never delivered again
  * (nats-io/nats-server#6469, #6566): on Debian's 2.9.10 this test lost 1 to 160 of a run's
- * packets in 4 runs of 9, a stage's message left in the work queue below its consumer's ack
- * floor with nothing pending. Production runs nats:2.12 (deploy/); against an older server
+ * packets in 4 runs of 12, each stuck at a stage whose message was left in the work queue
+ * below its consumer's ack floor with nothing pending, or gone from it without a next hop
+ * (docs/reliability.md). Production runs nats:2.12 (deploy/); against an older server
  * this test would measure that bug, not Switchyard.
  */
 const FIXED_SERVER: readonly [number, number, number] = [2, 11, 0];

@@ -1,9 +1,10 @@
 /**
  * One catalog size of `pnpm bench route-scale`, in its own process (started with
  * --expose-gc) so that each size's heap is measured from a clean start and a large
- * catalog's garbage does not slow the next. Builds each system's index in turn (up to its first answer), times
- * the same queries through it with tinybench, scores recall@5, times Switchyard's index
- * built again one tool at a time (the router's start), and prints one JSON line.
+ * catalog's garbage does not slow the next. Builds each system's index in turn (up to
+ * its first answer), times the same queries through it with tinybench, scores recall@5,
+ * times Switchyard's index built again one tool at a time (the router's start), and
+ * prints one JSON line.
  */
 import { readBench } from "@switchyard/bench-data";
 import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
