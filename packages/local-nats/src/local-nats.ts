@@ -54,7 +54,7 @@ export interface ClusterMembership {
 
 /** True when a nats-server binary can be run. */
 export function natsServerAvailable(binary = "nats-server"): boolean {
-  return spawnSync(binary, ["--version"], { stdio: "ignore" }).status === 0;
+  return natsServerVersion(binary) !== undefined;
 }
 
 /** The nats-server binary's version as [major, minor, patch] ("nats-server: v2.9.10"), or undefined when it cannot be run. */
