@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { canonicalJson, ownToolName, toolVisibleTo } from "@switchyard/packet";
 import type { ToolDefinition, ToolScope } from "@switchyard/packet";
 import { Bm25Index, DEFAULT_BM25 } from "./bm25.js";
@@ -151,6 +152,13 @@ export interface EmbeddedIndexOptions {
   /** @default DEFAULT_BM25 */
   bm25?: Bm25Params;
   /**
+   * Share each search's dense dot products with a helper thread once the
+   * catalog has more than one segment of them (16,384 tools): at 100,000
+   * tools they are half of a search. The scores are the same either way.
+   * @default true when the machine has more than one core (`os.availableParallelism`)
+   */
+  helperThread?: boolean;
+  /**
    * Where tool vectors are kept by embedder id and text, looked up before
    * embedding: opened on a file (`EmbeddingCache.open`), it lets a restarted
    * router skip re-embedding unchanged tools. None embeds every new text.
@@ -209,7 +217,7 @@ export class EmbeddedIndex implements ToolIndex {
   private readonly tools: (ToolDefinition | undefined)[] = [];
   private readonly hashes: (string | undefined)[] = [];
   /** Each tool's vector by slot. */
-  private readonly vectors = new VectorBlock();
+  private readonly vectors: VectorBlock;
   /** The example requests of the tools that have some, by slot; their vectors are numbered apart, in `exampleVectors`. */
   private readonly examples = new Map<number, readonly Example[]>();
   private readonly exampleVectors = new VectorBlock();
@@ -246,6 +254,7 @@ export class EmbeddedIndex implements ToolIndex {
       if (!(value >= 0 && value <= 1)) throw new RangeError(`${option} must be in [0, 1], got ${value}`);
     }
     this.sparse = new Bm25Index(options.bm25 ?? DEFAULT_BM25);
+    this.vectors = new VectorBlock({ helperThread: options.helperThread ?? availableParallelism() > 1 });
   }
 
   get size(): number {
@@ -354,6 +363,8 @@ export class EmbeddedIndex implements ToolIndex {
    */
   private rank(stems: ReadonlyMap<string, number>, queryVector: Float32Array | undefined, opts: SearchOptions): { top: ScoredTool[]; included: ScoredTool[] } {
     if (stems.size === 0) return { top: [], included: [] };
+    // started first: a helper thread works on them while this one scores the words
+    const finishDots = queryVector && this.vectors.startDots(queryVector);
     const expanded = [...stems].map(([term, weight]) => this.expand(term, weight));
     const bm25 = this.sparse.scoreSlots(expanded);
     const slots = bm25.total.length;
@@ -392,7 +403,7 @@ export class EmbeddedIndex implements ToolIndex {
 
     // Only a tool that would enter the top becomes a result; below the top's last score none can.
     // an array either way: a scan that tests for one on every slot runs a third slower
-    const dots = queryVector ? this.vectors.dots(queryVector) : new Float64Array(slots);
+    const dots = finishDots ? finishDots() : new Float64Array(slots);
     const { total } = bm25;
     const bm25Share = 1 - this.nameMatchWeight;
     const top = new TopList<ScoredTool>(opts.limit, (r) => r.score, (r) => r.tool.name);

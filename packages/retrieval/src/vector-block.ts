@@ -1,23 +1,26 @@
+import { DotsHelper, MAX_SHARED_SEGMENTS } from "./dots-helper.js";
+import { dotSegment, queryDimensions } from "./segment-dots.js";
+import type { Segment } from "./segment-dots.js";
 import type { StoredVector } from "./stored-vector.js";
 
 /**
- * Vectors per segment: as many as a 16-bit place allows. Smaller segments,
- * whose sums would stay in a faster cache, measured slower: each query
- * dimension's run of entries gets shorter and its loop's overhead counts.
+ * Vectors per segment. Segments are also the share of a query's dot
+ * products that the search thread and its helper claim one at a time
+ * (`VectorBlock` options), so at 100,000 tools there are seven to balance;
+ * a quarter of a 16-bit place measured as fast as the whole of one.
  */
-const SEGMENT = 0x10000;
+export const SEGMENT = 0x4000;
 
-/** The vectors numbered from `SEGMENT * s` on, s the segment's position. */
-interface Segment {
-  /** One more than the highest place that ever held a vector: the places a query's sums are kept for. */
-  extent: number;
-  /** The sparse vectors' entries by dimension: dimension d's are byDimension[d] up to byDimension[d + 1] of `vector` (its place in the segment) and `value`. */
-  byDimension: Uint32Array;
-  vector: Uint16Array;
-  value: Float32Array;
-  /** The whole vectors: the w-th is at place wholeVector[w], its entries wholeValues[w * dimensions …]. */
-  wholeVector: Uint16Array;
-  wholeValues: Float32Array;
+export interface VectorBlockOptions {
+  /**
+   * Share each query's dot products with a helper thread (dots-helper.ts)
+   * once there is more than one segment: the search thread claims segments
+   * too, so a busy helper costs only the wait for the segment it holds.
+   * @default false
+   */
+  helperThread?: boolean;
+  /** Vectors per segment, at most 65,536 (a 16-bit place). @default SEGMENT */
+  segmentSize?: number;
 }
 
 /**
@@ -26,16 +29,22 @@ interface Segment {
  * embedder's) are listed by dimension, so a query's dot products with all of
  * them touch only the dimensions the query sets (about 80 of 1,024, each set
  * in about a seventh of the vectors); whole vectors (a model's) are
- * multiplied out. The lists are cut into segments of SEGMENT vectors, so that a
- * vector's place takes 16 bits, and a change repacks only the segments it
- * touches.
+ * multiplied out. The lists are cut into segments, so that a vector's place
+ * takes 16 bits, a change repacks only the segments it touches, and two
+ * threads can share a query's segments.
  */
 export class VectorBlock {
   /** The length of every vector here, fixed by the first one (0 before). */
   private dimensions = 0;
   private readonly segments: Segment[] = [];
+  /** Counts the merges that changed `segments`, so the helper is sent them again only then. */
+  private version = 0;
   /** The dot products of the last query, reused: a search makes one set at a time. */
   private out = new Float64Array(0);
+  private readonly segmentSize: number;
+  /** Made at the first query with more than one segment, when asked for. */
+  private helper: DotsHelper | undefined;
+  private helperThread: boolean;
 
   /**
    * Changes since the segments were last repacked, by vector number: merged in
@@ -43,6 +52,12 @@ export class VectorBlock {
    * read one tool at a time) repack each segment once, not once each.
    */
   private readonly waiting = new Map<number, StoredVector | undefined>();
+
+  constructor(options: VectorBlockOptions = {}) {
+    this.segmentSize = options.segmentSize ?? SEGMENT;
+    if (!Number.isInteger(this.segmentSize) || this.segmentSize < 1 || this.segmentSize > 0x10000) throw new RangeError(`segmentSize must be an integer in [1, 65536], got ${this.segmentSize}`);
+    this.helperThread = options.helperThread ?? false;
+  }
 
   /** Sets (a vector) or deletes (undefined) vectors by number. */
   update(changes: ReadonlyMap<number, StoredVector | undefined>): void {
@@ -61,82 +76,74 @@ export class VectorBlock {
     if (this.waiting.size === 0) return;
     const bySegment = new Map<number, Map<number, StoredVector | undefined>>();
     for (const [id, vector] of this.waiting) {
-      const s = Math.floor(id / SEGMENT);
+      const s = Math.floor(id / this.segmentSize);
       let segment = bySegment.get(s);
       if (!segment) bySegment.set(s, (segment = new Map()));
-      segment.set(id % SEGMENT, vector);
+      segment.set(id % this.segmentSize, vector);
     }
     this.waiting.clear();
     for (const [s, segmentChanges] of bySegment) {
       while (this.segments.length <= s) this.segments.push(this.emptySegment());
       this.segments[s] = this.repack(this.segments[s]!, segmentChanges);
     }
+    this.version++;
+  }
+
+  /** Segments of queries' dot products that a helper thread did (0 without one). */
+  get segmentsByHelper(): number {
+    return this.helper?.helped ?? 0;
   }
 
   /** The dot product of `query` with every vector, by vector number (0 for numbers without one); valid until the next call. */
   dots(query: Float32Array): Float64Array {
+    return this.startDots(query)();
+  }
+
+  /**
+   * `dots`, started: with a helper thread, it begins on the helper at once
+   * and the returned function claims the rest, waits for the helper's and
+   * returns them all, so the caller can do other work in between; without
+   * one, the returned function does it all. No other call on the block may
+   * come in between.
+   */
+  startDots(query: Float32Array): () => Float64Array {
     this.merge();
-    if (this.segments.length === 0) return this.out;
+    if (this.segments.length === 0) return () => this.out;
     if (query.length !== this.dimensions) throw new RangeError(`vector lengths differ: ${query.length} vs ${this.dimensions}`);
-    const length = (this.segments.length - 1) * SEGMENT + this.segments.at(-1)!.extent;
-    if (this.out.length < length) this.out = new Float64Array(length);
-    const dims: number[] = [];
-    for (let d = 0; d < query.length; d++) if (query[d] !== 0) dims.push(d);
-    for (let s = 0; s < this.segments.length; s++) {
-      const { extent, byDimension, vector, value, wholeVector, wholeValues } = this.segments[s]!;
-      const out = this.out.subarray(s * SEGMENT, s * SEGMENT + extent);
-      out.fill(0);
-      // each vector's products are added in ascending dimension order, as a plain dot product adds them
-      for (const d of dims) {
-        const q = query[d]!;
-        const end = byDimension[d + 1]!;
-        let i = byDimension[d]!;
-        // eight at a time, 40 % faster than one: a dimension lists a vector once, so the eight sums are apart and overlap
-        for (; i + 7 < end; i += 8) {
-          const a = vector[i]!;
-          const b = vector[i + 1]!;
-          const c = vector[i + 2]!;
-          const e = vector[i + 3]!;
-          const f = vector[i + 4]!;
-          const g = vector[i + 5]!;
-          const h = vector[i + 6]!;
-          const k = vector[i + 7]!;
-          out[a]! += q * value[i]!;
-          out[b]! += q * value[i + 1]!;
-          out[c]! += q * value[i + 2]!;
-          out[e]! += q * value[i + 3]!;
-          out[f]! += q * value[i + 4]!;
-          out[g]! += q * value[i + 5]!;
-          out[h]! += q * value[i + 6]!;
-          out[k]! += q * value[i + 7]!;
-        }
-        for (; i < end; i++) out[vector[i]!]! += q * value[i]!;
-      }
-      for (let w = 0; w < wholeVector.length; w++) {
-        const from = w * this.dimensions;
-        let sum = 0;
-        for (let d = 0; d < this.dimensions; d++) sum += query[d]! * wholeValues[from + d]!;
-        out[wholeVector[w]!] = sum;
-      }
+    const length = (this.segments.length - 1) * this.segmentSize + this.segments.at(-1)!.extent;
+    if (this.helperThread && this.segments.length > 1 && this.segments.length <= MAX_SHARED_SEGMENTS) {
+      this.helper ??= new DotsHelper(this.segmentSize, (error) => {
+        // the helper's segments were redone here; later queries go without it
+        process.emitWarning(error);
+        this.helper = undefined;
+        this.helperThread = false;
+      });
+      return this.helper.start(this.segments, this.version, query, length);
     }
-    return this.out;
+    if (this.out.length < length) this.out = new Float64Array(length);
+    const { segments, segmentSize, out } = this;
+    return () => {
+      const dims = queryDimensions(query);
+      for (let s = 0; s < segments.length; s++) dotSegment(segments[s]!, query, dims, out.subarray(s * segmentSize));
+      return out;
+    };
   }
 
   private emptySegment(): Segment {
     return {
       extent: 0,
-      byDimension: new Uint32Array(this.dimensions + 1),
-      vector: new Uint16Array(0),
-      value: new Float32Array(0),
-      wholeVector: new Uint16Array(0),
-      wholeValues: new Float32Array(0),
+      byDimension: this.array(Uint32Array, this.dimensions + 1),
+      vector: this.array(Uint16Array, 0),
+      value: this.array(Float32Array, 0),
+      wholeVector: this.array(Uint16Array, 0),
+      wholeValues: this.array(Float32Array, 0),
     };
   }
 
   /** The segment with its changed places' entries dropped and their new vectors added: a counting sort by dimension. */
   private repack(old: Segment, changes: ReadonlyMap<number, StoredVector | undefined>): Segment {
     const dims = this.dimensions;
-    const changed = new Uint8Array(SEGMENT);
+    const changed = new Uint8Array(this.segmentSize);
     for (const place of changes.keys()) changed[place] = 1;
     const sparse: { place: number; indices: ArrayLike<number>; values: Float32Array }[] = [];
     const whole: { place: number; values: Float32Array }[] = [];
@@ -149,14 +156,14 @@ export class VectorBlock {
       else if (v) sparse.push({ place, indices: v.indices, values: v.values });
     }
 
-    const byDimension = new Uint32Array(dims + 1);
+    const byDimension = this.array(Uint32Array, dims + 1);
     for (let d = 0; d < dims; d++) {
       for (let i = old.byDimension[d]!; i < old.byDimension[d + 1]!; i++) if (!changed[old.vector[i]!]) byDimension[d + 1]!++;
     }
     for (const { indices } of sparse) for (let j = 0; j < indices.length; j++) byDimension[indices[j]! + 1]!++;
     for (let d = 0; d < dims; d++) byDimension[d + 1]! += byDimension[d]!;
-    const vector = new Uint16Array(byDimension[dims]!);
-    const value = new Float32Array(vector.length);
+    const vector = this.array(Uint16Array, byDimension[dims]!);
+    const value = this.array(Float32Array, vector.length);
     const next = byDimension.slice(0, dims);
     for (let d = 0; d < dims; d++) {
       for (let i = old.byDimension[d]!; i < old.byDimension[d + 1]!; i++) {
@@ -173,10 +180,17 @@ export class VectorBlock {
         value[at] = values[j]!;
       }
     }
-    const wholeValues = new Float32Array(whole.length * dims);
+    const wholeValues = this.array(Float32Array, whole.length * dims);
     whole.forEach(({ values }, w) => wholeValues.set(values, w * dims));
     let extent = old.extent;
     for (const [place, v] of changes) if (v) extent = Math.max(extent, place + 1);
-    return { extent, byDimension, vector, value, wholeVector: Uint16Array.from(whole, (w) => w.place), wholeValues };
+    const wholeVector = this.array(Uint16Array, whole.length);
+    whole.forEach(({ place }, w) => (wholeVector[w] = place));
+    return { extent, byDimension, vector, value, wholeVector, wholeValues };
+  }
+
+  /** A typed array of zeros, in memory a helper thread can share when there may be one. */
+  private array<T extends Uint16Array | Uint32Array | Float32Array>(type: { new (length: number): T; new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, length: number): T {
+    return this.helperThread ? new type(new SharedArrayBuffer(length * type.BYTES_PER_ELEMENT)) : new type(length);
   }
 }

@@ -1,0 +1,154 @@
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { dotSegment, queryDimensions } from "./segment-dots.js";
+import type { Segment } from "./segment-dots.js";
+
+/**
+ * The words of the control array the search thread and its helper share:
+ * CLAIM holds a query's generation (high 16 bits) and the next segment to
+ * claim (low 16), so a helper that wakes late for a finished query claims
+ * nothing of the next one; DONE counts the query's segments done; FAILED is
+ * set by a helper whose work threw.
+ */
+const CLAIM = 0;
+const DONE = 1;
+const FAILED = 2;
+
+/** Segments one query can share out: a segment's number takes the claim word's low 16 bits. */
+export const MAX_SHARED_SEGMENTS = 0xffff;
+
+/** What the helper thread is sent whenever the segments change: every array here is in shared memory. */
+export interface HelperState {
+  segments: readonly Segment[];
+  segmentSize: number;
+  query: Float32Array;
+  out: Float64Array;
+  control: Int32Array;
+}
+
+/**
+ * Claims the query's segments one at a time until none is left, and does
+ * `work` for each; called by both threads, so whichever is free takes the
+ * next. Stops at once when the query is no longer `generation`.
+ */
+export function claimSegments(control: Int32Array, generation: number, count: number, work: (segment: number) => void): void {
+  for (;;) {
+    const claim = Atomics.load(control, CLAIM);
+    const segment = claim & 0xffff;
+    if (claim >>> 16 !== generation || segment >= count) return;
+    if (Atomics.compareExchange(control, CLAIM, claim, claim + 1) !== claim) continue;
+    try {
+      work(segment);
+    } finally {
+      Atomics.add(control, DONE, 1);
+      Atomics.notify(control, DONE);
+    }
+  }
+}
+
+/**
+ * The helper thread, running dots-worker beside this module. Under tsx (the
+ * tests run the TypeScript sources) a worker does not inherit tsx's loader on
+ * Node 20, so it registers tsx's require hook before loading the source.
+ */
+function startWorker(): Worker {
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./dots-worker.js", import.meta.url));
+  const source = fileURLToPath(new URL("./dots-worker.ts", import.meta.url));
+  const tsx = createRequire(import.meta.url).resolve("tsx/cjs/api");
+  return new Worker(`require(${JSON.stringify(tsx)}).register(); require(${JSON.stringify(source)});`, { eval: true });
+}
+
+/** The helper threads of blocks that were garbage collected without failing, stopped. */
+const orphans = new FinalizationRegistry<Worker>((worker) => void worker.terminate());
+
+/**
+ * A helper thread (dots-worker.ts) that takes a share of each query's
+ * segments: the search thread starts a query, the helper claims segments
+ * while the search thread does other work, then the search thread claims
+ * what is left and waits for the segment the helper holds. A helper that is
+ * busy elsewhere or not started yet claims nothing; the search thread does it
+ * all. The segments' arrays and the sums are in shared memory; the sums are
+ * the same as one thread's, each vector's added in its own order.
+ */
+export class DotsHelper {
+  private readonly worker: Worker;
+  private readonly control = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
+  private query: Float32Array<ArrayBufferLike> = new Float32Array(0);
+  private out: Float64Array<ArrayBufferLike> = new Float64Array(0);
+  /** The block's version the helper was last sent (-1: none, or out of date). */
+  private sent = -1;
+  private generation = 0;
+  private failed = false;
+  /** Segments the helper thread has done so far, of every query. */
+  helped = 0;
+
+  /** `onFailure` hears of a helper that failed; the block must then stop using this one. */
+  constructor(
+    private readonly segmentSize: number,
+    private readonly onFailure: (error: Error) => void,
+  ) {
+    this.worker = startWorker();
+    // a helper never keeps its process alive
+    this.worker.unref();
+    // the listener holds the helper weakly, so that a dropped block's helper can be collected and its thread stopped
+    const self = new WeakRef(this);
+    this.worker.on("error", (error) => self.deref()?.fail(error));
+    orphans.register(this, this.worker, this);
+  }
+
+  /** `VectorBlock.startDots` for these segments (the block's `version` of them), with the sums over `length` places. */
+  start(segments: readonly Segment[], version: number, query: Float32Array, length: number): () => Float64Array {
+    if (this.out.length < length) {
+      this.out = new Float64Array(new SharedArrayBuffer(length * Float64Array.BYTES_PER_ELEMENT));
+      this.sent = -1;
+    }
+    if (this.query.length !== query.length) {
+      this.query = new Float32Array(new SharedArrayBuffer(query.length * Float32Array.BYTES_PER_ELEMENT));
+      this.sent = -1;
+    }
+    const { control, segmentSize, out } = this;
+    const shared = this.query;
+    if (this.sent !== version) {
+      // messages arrive in order: the helper has these segments before it hears of the query below
+      this.worker.postMessage({ segments, segmentSize, query: shared, out, control } satisfies HelperState);
+      this.sent = version;
+    }
+    shared.set(query);
+    const generation = (this.generation = (this.generation % 0x7fff) + 1);
+    Atomics.store(control, DONE, 0);
+    Atomics.store(control, CLAIM, generation << 16);
+    this.worker.postMessage(generation);
+    return () => {
+      const dims = queryDimensions(shared);
+      let own = 0;
+      const work = (s: number) => dotSegment(segments[s]!, shared, dims, out.subarray(s * segmentSize));
+      claimSegments(control, generation, segments.length, (s) => {
+        own++;
+        work(s);
+      });
+      // every segment is claimed: wait for those the helper still holds
+      for (let done = Atomics.load(control, DONE); done < segments.length; done = Atomics.load(control, DONE)) Atomics.wait(control, DONE, done);
+      if (Atomics.load(control, FAILED) !== 0) {
+        for (let s = 0; s < segments.length; s++) work(s);
+        this.fail(new Error("the dot products' helper thread failed: its query was redone on the search thread"));
+      } else {
+        this.helped += segments.length - own;
+      }
+      return out;
+    };
+  }
+
+  private fail(error: Error): void {
+    if (this.failed) return;
+    this.failed = true;
+    orphans.unregister(this);
+    void this.worker.terminate();
+    this.onFailure(error);
+  }
+}
+
+/** Marks the query's work failed (the helper's side of FAILED). */
+export function markFailed(control: Int32Array): void {
+  Atomics.store(control, FAILED, 1);
+}

@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { dot } from "../src/embedder.js";
+import { mulberry32 } from "../src/seeded-random.js";
+import type { StoredVector } from "../src/stored-vector.js";
+import { VectorBlock } from "../src/vector-block.js";
+
+const DIMENSIONS = 64;
+
+/** A vector with about a fifth of its entries set; whole (every entry set) one time in eight. */
+function randomVector(random: () => number): { stored: StoredVector; full: Float32Array } {
+  const full = new Float32Array(DIMENSIONS);
+  const whole = random() < 0.125;
+  for (let d = 0; d < DIMENSIONS; d++) if (whole || random() < 0.2) full[d] = random() * 2 - 1 || 0.5;
+  if (whole) return { stored: full, full };
+  const indices = Uint16Array.from(full.keys()).filter((d) => full[d] !== 0);
+  return { stored: { length: DIMENSIONS, indices, values: Float32Array.from(indices, (d) => full[d]!) }, full };
+}
+
+/** A plain dot product in ascending dimension order, over the query's nonzero dimensions: the sums the block must equal to the bit. */
+function expectedDot(query: Float32Array, v: Float32Array): number {
+  let sum = 0;
+  for (let d = 0; d < DIMENSIONS; d++) if (query[d] !== 0) sum += query[d]! * v[d]!;
+  return sum;
+}
+
+describe("VectorBlock", () => {
+  it("gives every vector's dot product, to the bit, with and without a helper thread, across changes", () => {
+    const random = mulberry32(19);
+    const serial = new VectorBlock({ segmentSize: 32 });
+    const shared = new VectorBlock({ segmentSize: 32, helperThread: true });
+    const vectors = new Map<number, Float32Array>();
+    for (let round = 0; round < 40; round++) {
+      const changes = new Map<number, StoredVector | undefined>();
+      for (let i = 0; i < 60; i++) {
+        const id = Math.floor(random() * 400);
+        if (random() < 0.2) {
+          changes.set(id, undefined);
+          vectors.delete(id);
+        } else {
+          const { stored, full } = randomVector(random);
+          changes.set(id, stored);
+          vectors.set(id, full);
+        }
+      }
+      serial.update(changes);
+      shared.update(changes);
+      for (let q = 0; q < 25; q++) {
+        const query = randomVector(random).full;
+        const want = serial.dots(query).slice();
+        const finish = shared.startDots(query);
+        // the search thread's other work (BM25) while the helper claims segments
+        for (const end = performance.now() + 0.5; performance.now() < end; );
+        const got = finish();
+        for (const [id, v] of vectors) {
+          assert.equal(want[id], expectedDot(query, v), `vector ${id}`);
+          assert.equal(got[id], want[id], `vector ${id}, helper thread`);
+        }
+        for (let id = 0; id < 400; id++) if (!vectors.has(id) && id < want.length) assert.equal(got[id], 0, `deleted vector ${id}`);
+      }
+    }
+    assert.ok(shared.segmentsByHelper > 0, "the helper thread did part of the work");
+    assert.equal(serial.segmentsByHelper, 0);
+    // a sanity check of expectedDot itself: a cosine of a vector with itself
+    const v = randomVector(random).full;
+    assert.ok(Math.abs(expectedDot(v, v) - dot(v, v)) < 1e-9);
+  });
+
+  it("rejects a segment size a 16-bit place cannot hold", () => {
+    assert.throws(() => new VectorBlock({ segmentSize: 0x10001 }), /segmentSize/);
+    assert.throws(() => new VectorBlock({ segmentSize: 0 }), /segmentSize/);
+  });
+});
