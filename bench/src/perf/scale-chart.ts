@@ -5,7 +5,7 @@
 import { escapeXml } from "../report.js";
 import type { BenchResult } from "./bench-result.js";
 
-const COLORS: Record<string, string> = { switchyard: "#08519c", minisearch: "#e6550d", orama: "#31a354", "wink-bm25": "#756bb1" };
+const COLORS: Record<string, string> = { switchyard: "#08519c", "switchyard-1-thread": "#6baed6", minisearch: "#e6550d", orama: "#31a354", "wink-bm25": "#756bb1" };
 /** The targets: p50 at 1,000 and at 100,000 tools. */
 const TARGETS = [
   { tools: 1_000, p50Ms: 1 },

@@ -14,6 +14,7 @@ import { create, insertMultiple, search } from "@orama/orama";
 import { stopwords as englishStopwords } from "@orama/stopwords/english";
 import type { ToolDefinition } from "@switchyard/packet";
 import { EmbeddedIndex, LocalEmbedder, stem, toolFields } from "@switchyard/retrieval";
+import type { EmbeddedIndexOptions } from "@switchyard/retrieval";
 import MiniSearch from "minisearch";
 import model from "wink-eng-lite-web-model";
 import winkNLP from "wink-nlp";
@@ -26,13 +27,16 @@ export interface SearchEngine {
   search(query: string, k: number): Promise<string[]> | string[];
 }
 
-export const ENGINES = ["switchyard", "minisearch", "orama", "wink-bm25"] as const;
+/** "switchyard-1-thread" is the router's index without its helper thread (`helperThread: false`): the peers search on one thread. */
+export const ENGINES = ["switchyard", "switchyard-1-thread", "minisearch", "orama", "wink-bm25"] as const;
 export type EngineName = (typeof ENGINES)[number];
 
 export function searchEngine(name: EngineName): SearchEngine {
   switch (name) {
     case "switchyard":
-      return switchyardEngine();
+      return switchyardEngine(name, {});
+    case "switchyard-1-thread":
+      return switchyardEngine(name, { helperThread: false });
     case "minisearch":
       return miniSearchEngine();
     case "orama":
@@ -68,10 +72,10 @@ function doc(tool: ToolDefinition): Doc {
 }
 
 /** The router's own index with the offline embedder: what `routeCandidates` searches. */
-function switchyardEngine(): SearchEngine {
-  const index = new EmbeddedIndex(new LocalEmbedder());
+function switchyardEngine(name: EngineName, options: EmbeddedIndexOptions): SearchEngine {
+  const index = new EmbeddedIndex(new LocalEmbedder(), options);
   return {
-    name: "switchyard",
+    name,
     build: async (tools) => {
       await index.upsert([...tools]);
     },

@@ -5,7 +5,7 @@ import type { Config } from "./config.js";
 
 export type IndexSettings = Pick<
   Config,
-  "QDRANT_URL" | "QDRANT_API_KEY" | "QDRANT_COLLECTION" | "QDRANT_TIMEOUT_MS" | "QDRANT_REPLICATION_FACTOR" | "ROUTER_DATA_DIR" | "ROUTER_DENSE_WEIGHT"
+  "QDRANT_URL" | "QDRANT_API_KEY" | "QDRANT_COLLECTION" | "QDRANT_TIMEOUT_MS" | "QDRANT_REPLICATION_FACTOR" | "ROUTER_DATA_DIR" | "ROUTER_DENSE_WEIGHT" | "ROUTER_HELPER_THREAD"
 >;
 
 /** Where the embedded index keeps its tool vectors under the data dir. */
@@ -40,5 +40,10 @@ export async function chooseIndex(
   } catch (error) {
     onStoreError(error);
   }
-  return new EmbeddedIndex(embedder, { denseWeight: settings.ROUTER_DENSE_WEIGHT, ...(vectorCache && { vectorCache }) });
+  return new EmbeddedIndex(embedder, {
+    denseWeight: settings.ROUTER_DENSE_WEIGHT,
+    // true leaves it to the index: a helper thread only with a second core
+    ...(!settings.ROUTER_HELPER_THREAD && { helperThread: false }),
+    ...(vectorCache && { vectorCache }),
+  });
 }

@@ -54,6 +54,10 @@ export const configSchema = Type.Object(
       default: DEFAULT_DENSE_WEIGHT,
       description: "Share of the dense cosine in the fused score; the rest is normalised BM25",
     }),
+    ROUTER_HELPER_THREAD: Type.Boolean({
+      default: true,
+      description: "The embedded index shares each search's dense dot products with a helper thread once the catalog passes 16,384 tools, on a machine with more than one core; false: one thread (a pod held to one CPU)",
+    }),
     QDRANT_URL: Type.Optional(Type.String({
       // an http(s) URL, checked at start rather than at the first request
       pattern: "^https?://",
