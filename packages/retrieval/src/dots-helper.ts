@@ -82,6 +82,8 @@ export class DotsHelper {
   private failed = false;
   /** Segments the helper thread has done so far, of every query. */
   helped = 0;
+  /** The last query's finish while it has not been called (its caller threw before): the next query waits for it first. */
+  private unfinished: (() => unknown) | undefined;
 
   /** `onFailure` hears of a helper that failed; the block must then stop using this one. */
   constructor(
@@ -99,6 +101,8 @@ export class DotsHelper {
 
   /** `VectorBlock.startDots` for these segments (the block's `version` of them), with the sums over `length` places. */
   start(segments: readonly Segment[], version: number, query: Float32Array, length: number): () => Float64Array {
+    // a query whose caller threw before finishing it: the helper may still hold one of its segments, counting into DONE and writing sums
+    this.unfinished?.();
     if (this.out.length < length) {
       this.out = new Float64Array(new SharedArrayBuffer(length * Float64Array.BYTES_PER_ELEMENT));
       this.sent = -1;
@@ -119,7 +123,8 @@ export class DotsHelper {
     Atomics.store(control, DONE, 0);
     Atomics.store(control, CLAIM, generation << 16);
     this.worker.postMessage(generation);
-    return () => {
+    const finish = () => {
+      this.unfinished = undefined;
       const dims = queryDimensions(shared);
       let own = 0;
       const work = (s: number) => dotSegment(segments[s]!, shared, dims, out.subarray(s * segmentSize));
@@ -137,6 +142,8 @@ export class DotsHelper {
       }
       return out;
     };
+    this.unfinished = finish;
+    return finish;
   }
 
   private fail(error: Error): void {

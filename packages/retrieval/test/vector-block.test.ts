@@ -66,6 +66,23 @@ describe("VectorBlock", () => {
     assert.ok(Math.abs(expectedDot(v, v) - dot(v, v)) < 1e-9);
   });
 
+  it("finishes a query its caller left unfinished before starting the next", () => {
+    const random = mulberry32(7);
+    const serial = new VectorBlock({ segmentSize: 8192 });
+    const shared = new VectorBlock({ segmentSize: 8192, helperThread: true });
+    const changes = new Map(Array.from({ length: 60000 }, (_, id) => [id, randomVector(random).stored]));
+    serial.update(changes);
+    shared.update(changes);
+    for (let q = 0; q < 80; q++) {
+      // started, then dropped, as by a search that threw between start and finish
+      shared.startDots(randomVector(random).full);
+      // long enough for the helper to be inside one of its segments
+      for (const end = performance.now() + 0.15; performance.now() < end; );
+      const query = randomVector(random).full;
+      assert.deepEqual(shared.dots(query), serial.dots(query));
+    }
+  });
+
   it("rejects a segment size a 16-bit place cannot hold", () => {
     assert.throws(() => new VectorBlock({ segmentSize: 0x10001 }), /segmentSize/);
     assert.throws(() => new VectorBlock({ segmentSize: 0 }), /segmentSize/);
