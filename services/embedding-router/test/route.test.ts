@@ -351,6 +351,7 @@ describe("route", () => {
         ROUTER_MAX_CANDIDATES: 10,
         ROUTER_TOOL_NEED_THRESHOLD: 0.15,
         ROUTER_DENSE_WEIGHT: 0.4,
+        ROUTER_HELPER_THREAD: true,
         QDRANT_COLLECTION: "switchyard-tools",
         QDRANT_TIMEOUT_MS: 5000,
         QDRANT_REPLICATION_FACTOR: 1,
