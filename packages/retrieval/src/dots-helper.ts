@@ -9,7 +9,7 @@ import type { Segment } from "./segment-dots.js";
  * CLAIM holds a query's generation (high 16 bits) and the next segment to
  * claim (low 16), so a helper that wakes late for a finished query claims
  * nothing of the next one; DONE counts the query's segments done; FAILED is
- * set by a helper whose work threw.
+ * set by a claim whose work threw.
  */
 const CLAIM = 0;
 const DONE = 1;
@@ -40,6 +40,10 @@ export function claimSegments(control: Int32Array, generation: number, count: nu
     if (Atomics.compareExchange(control, CLAIM, claim, claim + 1) !== claim) continue;
     try {
       work(segment);
+    } catch (error) {
+      // the search thread, waiting on DONE, redoes the query and stops sharing
+      Atomics.store(control, FAILED, 1);
+      throw error;
     } finally {
       Atomics.add(control, DONE, 1);
       Atomics.notify(control, DONE);
@@ -153,9 +157,4 @@ export class DotsHelper {
     void this.worker.terminate();
     this.onFailure(error);
   }
-}
-
-/** Marks the query's work failed (the helper's side of FAILED). */
-export function markFailed(control: Int32Array): void {
-  Atomics.store(control, FAILED, 1);
 }

@@ -4,7 +4,7 @@
  * left. The search thread waits for any it holds.
  */
 import { parentPort } from "node:worker_threads";
-import { claimSegments, markFailed } from "./dots-helper.js";
+import { claimSegments } from "./dots-helper.js";
 import type { HelperState } from "./dots-helper.js";
 import { dotSegment, queryDimensions } from "./segment-dots.js";
 
@@ -19,12 +19,7 @@ parentPort!.on("message", (message: HelperState | number) => {
   // read after a claim: one that sees this generation also sees the query written before it
   let dims: number[] | undefined;
   claimSegments(control, message, segments.length, (s) => {
-    try {
-      dims ??= queryDimensions(query);
-      dotSegment(segments[s]!, query, dims, out.subarray(s * segmentSize));
-    } catch (error) {
-      markFailed(control);
-      throw error;
-    }
+    dims ??= queryDimensions(query);
+    dotSegment(segments[s]!, query, dims, out.subarray(s * segmentSize));
   });
 });

@@ -11,7 +11,7 @@ import type { StoredVector } from "./stored-vector.js";
  * the whole of one (2.4 against 2.2 ms at 100,000 tools, near this
  * machine's noise): each dimension's runs are shorter.
  */
-export const SEGMENT = 0x4000;
+const SEGMENT = 0x4000;
 
 export interface VectorBlockOptions {
   /**
