@@ -1,3 +1,5 @@
+import { SCORE_BLOCK_BITS, blockCount } from "./score-blocks.js";
+
 /** Okapi BM25 parameters. */
 export interface Bm25Params {
   /** Term-frequency saturation. @default 1.0 */
@@ -41,6 +43,7 @@ export class Bm25Index {
   private changed = false;
   /** Scoring's per-slot sums, and the slots a word's best form is being kept for; reused. */
   private total = new Float64Array(0);
+  private maxima = new Float64Array(0);
   private best = new Float64Array(0);
   private touched = new Uint32Array(0);
 
@@ -121,22 +124,24 @@ export class Bm25Index {
   /**
    * `score` by slot, for a caller that scans many documents: every slot's
    * score (0 for those that match nothing), one per slot ever used, valid
-   * until the next call; and the highest of them, kept while scoring (a
-   * score only grows as words are added, so its last value is its highest),
-   * which spares the caller a pass over all slots.
+   * until the next call; the highest of them in each score block
+   * (score-blocks.ts) and overall, kept while scoring (a score only grows as
+   * words are added, so its last value is its highest), which spares the
+   * caller a pass over all slots.
    */
-  scoreSlots(query: readonly QueryTerm[]): { total: Float64Array; highest: number; reference: number } {
+  scoreSlots(query: readonly QueryTerm[]): { total: Float64Array; maxima: Float64Array; highest: number; reference: number } {
     const { k1 } = this.params;
     const { start, slots: docs, tfs, denominators, df } = this.postings();
     if (this.total.length !== this.ids.length) {
       this.total = new Float64Array(this.ids.length);
+      this.maxima = new Float64Array(blockCount(this.ids.length));
       this.best = new Float64Array(this.ids.length);
       this.touched = new Uint32Array(this.ids.length);
     }
-    const { total, best, touched } = this;
+    const { total, maxima, best, touched } = this;
     total.fill(0);
+    maxima.fill(0);
     let reference = 0;
-    let highest = 0;
     // a repeated query word counts once per occurrence, as in the query's own bag of words
     for (const alternatives of query) {
       const found = alternatives.flatMap(({ term, weight }) => {
@@ -153,7 +158,8 @@ export class Bm25Index {
           // a word found in one form only: its score is the document's best, add it straight away
           if (found.length === 1) {
             const sum = (total[slot]! += s);
-            if (sum > highest) highest = sum;
+            const block = slot >>> SCORE_BLOCK_BITS;
+            if (sum > maxima[block]!) maxima[block] = sum;
           } else if (s > best[slot]!) {
             // listed when its best turns positive: once a word, so the list fits in one per slot
             if (best[slot] === 0) touched[touches++] = slot;
@@ -165,11 +171,14 @@ export class Bm25Index {
       for (let i = 0; i < touches; i++) {
         const slot = touched[i]!;
         const sum = (total[slot]! += best[slot]!);
-        if (sum > highest) highest = sum;
+        const block = slot >>> SCORE_BLOCK_BITS;
+        if (sum > maxima[block]!) maxima[block] = sum;
         best[slot] = 0;
       }
     }
-    return { total, highest, reference };
+    let highest = 0;
+    for (const m of maxima) if (m > highest) highest = m;
+    return { total, maxima, highest, reference };
   }
 
   /**

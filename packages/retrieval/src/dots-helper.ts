@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { dotSegment, queryDimensions } from "./segment-dots.js";
-import type { Segment } from "./segment-dots.js";
+import { dotSegment, queryDimensions, zeroDots } from "./segment-dots.js";
+import type { Dots, Segment } from "./segment-dots.js";
 
 /**
  * The words of the control array the search thread and its helper share:
@@ -23,7 +23,7 @@ export interface HelperState {
   segments: readonly Segment[];
   segmentSize: number;
   query: Float32Array;
-  out: Float64Array;
+  out: Dots;
   control: Int32Array;
 }
 
@@ -79,7 +79,7 @@ export class DotsHelper {
   private readonly worker: Worker;
   private readonly control = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
   private query: Float32Array<ArrayBufferLike> = new Float32Array(0);
-  private out: Float64Array<ArrayBufferLike> = new Float64Array(0);
+  private out = zeroDots(0, 0, 0, false);
   /** The block's version the helper was last sent (-1: none, or out of date). */
   private sent = -1;
   private generation = 0;
@@ -104,11 +104,11 @@ export class DotsHelper {
   }
 
   /** `VectorBlock.startDots` for these segments (the block's `version` of them), with the sums over `length` places. */
-  start(segments: readonly Segment[], version: number, query: Float32Array, length: number): () => Float64Array {
+  start(segments: readonly Segment[], version: number, query: Float32Array, length: number): () => Dots {
     // a query whose caller threw before finishing it: the helper may still hold one of its segments, counting into DONE and writing sums
     this.unfinished?.();
-    if (this.out.length < length) {
-      this.out = new Float64Array(new SharedArrayBuffer(length * Float64Array.BYTES_PER_ELEMENT));
+    if (this.out.sums.length < length) {
+      this.out = zeroDots(length, segments.length, this.segmentSize, true);
       this.sent = -1;
     }
     if (this.query.length !== query.length) {
@@ -131,7 +131,7 @@ export class DotsHelper {
       this.unfinished = undefined;
       const dims = queryDimensions(shared);
       let own = 0;
-      const work = (s: number) => dotSegment(segments[s]!, shared, dims, out.subarray(s * segmentSize));
+      const work = (s: number) => dotSegment(segments, s, segmentSize, shared, dims, out);
       claimSegments(control, generation, segments.length, (s) => {
         own++;
         work(s);

@@ -20,6 +20,6 @@ parentPort!.on("message", (message: HelperState | number) => {
   let dims: number[] | undefined;
   claimSegments(control, message, segments.length, (s) => {
     dims ??= queryDimensions(query);
-    dotSegment(segments[s]!, query, dims, out.subarray(s * segmentSize));
+    dotSegment(segments, s, segmentSize, query, dims, out);
   });
 });

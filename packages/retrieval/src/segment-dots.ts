@@ -1,4 +1,5 @@
 /** One segment of a VectorBlock and a query's dot products with it: the work the search thread and its helper (dots-helper.ts) share. */
+import { SCORE_BLOCK } from "./score-blocks.js";
 
 /** The vectors numbered from `segmentSize * s` on, s the segment's position. */
 export interface Segment {
@@ -13,6 +14,18 @@ export interface Segment {
   wholeValues: Float32Array;
 }
 
+/** A query's dot products with every vector, by vector number (0 for numbers without one), and the highest in each score block (score-blocks.ts). */
+export interface Dots {
+  sums: Float64Array;
+  maxima: Float64Array;
+}
+
+/** Zeroed dot products for `length` vectors in `segments` segments of `segmentSize`, in memory a helper thread can share or not. */
+export function zeroDots(length: number, segments: number, segmentSize: number, shared: boolean): Dots {
+  const array = (n: number) => (shared ? new Float64Array(new SharedArrayBuffer(n * Float64Array.BYTES_PER_ELEMENT)) : new Float64Array(n));
+  return { sums: array(length), maxima: array((segments * segmentSize) / SCORE_BLOCK) };
+}
+
 /** The dimensions a query sets, in ascending order. */
 export function queryDimensions(query: Float32Array): number[] {
   const dims: number[] = [];
@@ -20,9 +33,17 @@ export function queryDimensions(query: Float32Array): number[] {
   return dims;
 }
 
-/** The dot products of `query` (setting `dims`) with a segment's vectors, by place, into `out` from its start. */
-export function dotSegment(segment: Segment, query: Float32Array, dims: readonly number[], out: Float64Array): void {
-  const { extent, byDimension, vector, value, wholeVector, wholeValues } = segment;
+/**
+ * The dot products of `query` (setting `dims`) with the vectors of segment
+ * `s`, into their places of `dots.sums`; and the highest of them in each of
+ * the segment's score blocks into `dots.maxima` (0 for a block without
+ * vectors). A segment's size is a multiple of SCORE_BLOCK.
+ */
+export function dotSegment(segments: readonly Segment[], s: number, segmentSize: number, query: Float32Array, dims: readonly number[], dots: Dots): void {
+  const { extent, byDimension, vector, value, wholeVector, wholeValues } = segments[s]!;
+  const out = dots.sums.subarray(s * segmentSize);
+  const blocks = segmentSize / SCORE_BLOCK;
+  const maxima = dots.maxima.subarray(s * blocks, (s + 1) * blocks);
   out.fill(0, 0, extent);
   // each vector's products are added in ascending dimension order, as a plain dot product adds them
   for (const d of dims) {
@@ -56,5 +77,13 @@ export function dotSegment(segment: Segment, query: Float32Array, dims: readonly
     let sum = 0;
     for (let d = 0; d < dimensions; d++) sum += query[d]! * wholeValues[from + d]!;
     out[wholeVector[w]!] = sum;
+  }
+  // here, while the segment's sums are in cache, by whichever thread made them
+  for (let b = 0; b < maxima.length; b++) {
+    const from = b * SCORE_BLOCK;
+    const to = Math.min(from + SCORE_BLOCK, extent);
+    let highest = from < to ? out[from]! : 0;
+    for (let p = from + 1; p < to; p++) if (out[p]! > highest) highest = out[p]!;
+    maxima[b] = highest;
   }
 }

@@ -8,6 +8,7 @@ import { relatedStems } from "./concepts.js";
 import type { Embedder } from "./embedder.js";
 import type { EmbeddingCache } from "./embedding-cache.js";
 import { NameIndex } from "./name-match.js";
+import { blockCount, SCORE_BLOCK_BITS } from "./score-blocks.js";
 import { storeVector } from "./stored-vector.js";
 import type { StoredVector } from "./stored-vector.js";
 import { tokenize, toolFields } from "./text.js";
@@ -205,8 +206,11 @@ export function toolContentHash(tool: ToolDefinition): string {
  * tools keep the better of their two scores, so a tool that one line asks
  * for is not crowded out by the words of the others.
  *
- * All parts are in [0, 1], so is the score. Every search scans all tools
- * (`pnpm bench route-scale` measures it from 100 to 100,000 tools).
+ * All parts are in [0, 1], so is the score. Every search sums each part
+ * over the postings of the query's words, for all tools at once, then looks
+ * for the top only in the blocks of tools whose parts' highest values could
+ * reach it (score-blocks.ts): the same top as scoring every tool (`pnpm bench
+ * route-scale` measures it from 100 to 100,000 tools).
  */
 export class EmbeddedIndex implements ToolIndex {
   /**
@@ -223,10 +227,11 @@ export class EmbeddedIndex implements ToolIndex {
   private readonly exampleVectors = new VectorBlock();
   private readonly freeExampleVectors: number[] = [];
   private exampleVectorCount = 0;
-  /** A search's name coverages, best example scores and marks of included tools by slot, reused: one search ranks at a time. */
+  /** A search's name coverages and best example scores by slot, and their highest by score block, reused: one search ranks at a time. */
   private nameCoverage = new Float64Array(0);
   private exampleScores = new Float64Array(0);
-  private includeMark = new Uint8Array(0);
+  private nameMaxima = new Float64Array(0);
+  private exampleMaxima = new Float64Array(0);
   private readonly sparse: Bm25Index;
   private readonly names = new NameIndex();
   private readonly denseWeight: number;
@@ -375,14 +380,22 @@ export class EmbeddedIndex implements ToolIndex {
     for (const { term, weight } of expanded.flat()) matches.set(term, Math.max(matches.get(term) ?? 0, Math.min(1, weight)));
 
     // Every tool's parts by slot, in typed arrays: BM25's, the name coverage
-    // of the tools whose names the query matches, each tool's best example.
+    // of the tools whose names the query matches, each tool's best example;
+    // and each part's highest in every score block (score-blocks.ts).
+    const blocks = blockCount(slots);
     if (this.nameCoverage.length !== slots) {
       this.nameCoverage = new Float64Array(slots);
       this.exampleScores = new Float64Array(slots);
+      this.nameMaxima = new Float64Array(blocks);
+      this.exampleMaxima = new Float64Array(blocks);
     }
-    const { nameCoverage, exampleScores } = this;
+    const { nameCoverage, exampleScores, nameMaxima, exampleMaxima } = this;
     nameCoverage.fill(0);
-    this.names.coverages(matches, (slot, c) => (nameCoverage[slot] = this.nameMatchWeight * c));
+    nameMaxima.fill(0);
+    this.names.coverages(matches, (slot, c) => {
+      const coverage = (nameCoverage[slot] = this.nameMatchWeight * c);
+      if (coverage > nameMaxima[slot >>> SCORE_BLOCK_BITS]!) nameMaxima[slot >>> SCORE_BLOCK_BITS] = coverage;
+    });
     // without a query vector every cosine counts 0 and the sparse part all: 0 * 0 + 1 * sparse is the sparse score itself
     const denseWeight = queryVector ? this.denseWeight : 0;
     const sparseWeight = 1 - denseWeight;
@@ -391,6 +404,7 @@ export class EmbeddedIndex implements ToolIndex {
     const hasExamples = this.examples.size > 0;
     if (hasExamples) {
       exampleScores.fill(0);
+      exampleMaxima.fill(0);
       const dots = queryVector && this.exampleVectors.dots(queryVector);
       const resemblance = this.resemblance(expanded);
       for (const [t, examples] of this.examples) {
@@ -398,49 +412,62 @@ export class EmbeddedIndex implements ToolIndex {
           const lexical = (1 - this.nameMatchWeight) * resemblance(stems) + nameCoverage[t]!;
           exampleScores[t] = Math.max(exampleScores[t]!, dots ? fuse(Math.max(0, dots[vector]!), lexical) : lexical);
         }
+        exampleMaxima[t >>> SCORE_BLOCK_BITS] = Math.max(exampleMaxima[t >>> SCORE_BLOCK_BITS]!, exampleScores[t]!);
       }
     }
 
-    // Only a tool that would enter the top becomes a result; below the top's last score none can.
-    // an array either way: a scan that tests for one on every slot runs a third slower
-    const dots = finishDots ? finishDots() : new Float64Array(slots);
-    const { total } = bm25;
+    // without a query vector, zeros: the same arrays either way, so the scan never tests for them
+    const dots = finishDots ? finishDots() : { sums: new Float64Array(slots), maxima: new Float64Array(blocks) };
     const bm25Share = 1 - this.nameMatchWeight;
-    const top = new TopList<ScoredTool>(opts.limit, (r) => r.score, (r) => r.tool.name);
-    let floor = 0;
     // a scale of 0 means no tool matched: every total is 0, and 0 / 1 keeps it so
     const divisor = scale > 0 ? scale : 1;
-    // the slots `opts.include` names, marked for the scan
-    const includeMark = this.markIncluded(opts.include, slots);
-    const included: ScoredTool[] = [];
-    // written without Math.max and Math.min, which cost a third of the scan: the same values for the numbers here
-    for (let t = 0; t < slots; t++) {
-      const sparse = (bm25Share * total[t]!) / divisor + nameCoverage[t]!;
-      const cosine = dots[t]!;
-      let best = fuse(cosine > 0 ? cosine : 0, sparse);
-      if (hasExamples && exampleScores[t]! > best) best = exampleScores[t]!;
-      if (includeMark[t] !== 0 && best > 0) this.offerIncluded(t, best < 1 ? best : 1, opts.filter, included);
-      // the floor is at most 1, so the unclamped score decides as well as the clamped one
-      if (best <= 0 || best < floor) continue;
-      const score = best < 1 ? best : 1;
-      const tool = this.tools[t]!;
-      if (opts.filter && !matchesFilter(tool, opts.filter)) continue;
-      if (!top.admits(score, tool.name)) continue;
-      top.offer({ tool, score });
-      if (top.items.length === opts.limit) floor = top.items[opts.limit - 1]!.score;
+    // A tool's score from its parts, unclamped; given each part's highest in a
+    // block, the same sum bounds every score in it (each step of it only grows
+    // with its inputs, rounding included). Written without Math.max and
+    // Math.min, which cost a third of the scan: the same values for the numbers here.
+    const scoreOf = (bm25: number, name: number, cosine: number, example: number): number => {
+      const fused = fuse(cosine > 0 ? cosine : 0, (bm25Share * bm25) / divisor + name);
+      return example > fused ? example : fused;
+    };
+    const { total } = bm25;
+    const { sums } = dots;
+    const scoreAt = (t: number) => scoreOf(total[t]!, nameCoverage[t]!, sums[t]!, hasExamples ? exampleScores[t]! : 0);
+
+    // Only a tool that would enter the top becomes a result; below the top's last score none can, nor can a block whose bound is below it.
+    const top = new TopList<ScoredTool>(opts.limit, (r) => r.score, (r) => r.tool.name);
+    let floor = 0;
+    for (let b = 0; b < blocks; b++) {
+      const bound = scoreOf(bm25.maxima[b]!, nameMaxima[b]!, dots.maxima[b] ?? 0, hasExamples ? exampleMaxima[b]! : 0);
+      if (bound <= 0 || bound < floor) continue;
+      const end = Math.min(slots, (b + 1) << SCORE_BLOCK_BITS);
+      for (let t = b << SCORE_BLOCK_BITS; t < end; t++) {
+        const best = scoreAt(t);
+        // the floor is at most 1, so the unclamped score decides as well as the clamped one
+        if (best <= 0 || best < floor) continue;
+        const score = best < 1 ? best : 1;
+        const tool = this.tools[t]!;
+        if (opts.filter && !matchesFilter(tool, opts.filter)) continue;
+        if (!top.admits(score, tool.name)) continue;
+        top.offer({ tool, score });
+        if (top.items.length === opts.limit) floor = top.items[opts.limit - 1]!.score;
+      }
     }
-    includeMark.fill(0);
+    const included: ScoredTool[] = [];
+    for (const t of this.includedSlots(opts.include)) {
+      const best = scoreAt(t);
+      if (best > 0) this.offerIncluded(t, best < 1 ? best : 1, opts.filter, included);
+    }
     return { top: top.items, included };
   }
 
-  /** A mark by slot on the tools `names` lists (all 0 without any), to be cleared after use: one scan scores them with the rest. */
-  private markIncluded(names: readonly string[] | undefined, slots: number): Uint8Array {
-    if (this.includeMark.length !== slots) this.includeMark = new Uint8Array(slots);
+  /** The slots of the indexed tools `names` lists, each once, in ascending order. */
+  private includedSlots(names: readonly string[] | undefined): number[] {
+    const slots = new Set<number>();
     for (const name of names ?? []) {
       const slot = this.sparse.slot(name);
-      if (slot !== undefined && this.tools[slot]) this.includeMark[slot] = 1;
+      if (slot !== undefined && this.tools[slot]) slots.add(slot);
     }
-    return this.includeMark;
+    return [...slots].sort((a, b) => a - b);
   }
 
   /** Adds the tool in `slot` to `included` with its score, if the filter lets it through. */

@@ -1,6 +1,7 @@
 import { DotsHelper, MAX_SHARED_SEGMENTS } from "./dots-helper.js";
-import { dotSegment, queryDimensions } from "./segment-dots.js";
-import type { Segment } from "./segment-dots.js";
+import { SCORE_BLOCK } from "./score-blocks.js";
+import { dotSegment, queryDimensions, zeroDots } from "./segment-dots.js";
+import type { Dots, Segment } from "./segment-dots.js";
 import type { StoredVector } from "./stored-vector.js";
 
 /**
@@ -21,10 +22,9 @@ export interface VectorBlockOptions {
    * @default false
    */
   helperThread?: boolean;
-  /** Vectors per segment, at most 65,536 (a 16-bit place). @default SEGMENT */
+  /** Vectors per segment: a multiple of SCORE_BLOCK, at most 65,536 (a 16-bit place). @default SEGMENT */
   segmentSize?: number;
 }
-
 /**
  * Vectors by number, the only copy the index keeps, laid out for the scan
  * that scores them all against a query. The sparse vectors (the local
@@ -42,7 +42,7 @@ export class VectorBlock {
   /** Counts the merges that changed `segments`, so the helper is sent them again only then. */
   private version = 0;
   /** The dot products of the last query, reused: a search makes one set at a time. */
-  private out = new Float64Array(0);
+  private out = zeroDots(0, 0, 0, false);
   private readonly segmentSize: number;
   /** Made at the first query with more than one segment, when asked for. */
   private helper: DotsHelper | undefined;
@@ -57,7 +57,9 @@ export class VectorBlock {
 
   constructor(options: VectorBlockOptions = {}) {
     this.segmentSize = options.segmentSize ?? SEGMENT;
-    if (!Number.isInteger(this.segmentSize) || this.segmentSize < 1 || this.segmentSize > 0x10000) throw new RangeError(`segmentSize must be an integer in [1, 65536], got ${this.segmentSize}`);
+    if (!Number.isInteger(this.segmentSize) || this.segmentSize % SCORE_BLOCK !== 0 || this.segmentSize < SCORE_BLOCK || this.segmentSize > 0x10000) {
+      throw new RangeError(`segmentSize must be a multiple of ${SCORE_BLOCK} in [${SCORE_BLOCK}, 65536], got ${this.segmentSize}`);
+    }
     this.helperThread = options.helperThread ?? false;
   }
 
@@ -98,7 +100,7 @@ export class VectorBlock {
 
   /** The dot product of `query` with every vector, by vector number (0 for numbers without one); valid until the next call. */
   dots(query: Float32Array): Float64Array {
-    return this.startDots(query)();
+    return this.startDots(query)().sums;
   }
 
   /**
@@ -108,7 +110,7 @@ export class VectorBlock {
    * one, the returned function does it all. No other call on the block may
    * come in between.
    */
-  startDots(query: Float32Array): () => Float64Array {
+  startDots(query: Float32Array): () => Dots {
     this.merge();
     if (this.segments.length === 0) return () => this.out;
     if (query.length !== this.dimensions) throw new RangeError(`vector lengths differ: ${query.length} vs ${this.dimensions}`);
@@ -122,11 +124,11 @@ export class VectorBlock {
       });
       return this.helper.start(this.segments, this.version, query, length);
     }
-    if (this.out.length < length) this.out = new Float64Array(length);
+    if (this.out.sums.length < length) this.out = zeroDots(length, this.segments.length, this.segmentSize, false);
     const { segments, segmentSize, out } = this;
     return () => {
       const dims = queryDimensions(query);
-      for (let s = 0; s < segments.length; s++) dotSegment(segments[s]!, query, dims, out.subarray(s * segmentSize));
+      for (let s = 0; s < segments.length; s++) dotSegment(segments, s, segmentSize, query, dims, out);
       return out;
     };
   }

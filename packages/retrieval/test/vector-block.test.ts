@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { dot } from "../src/embedder.js";
+import { SCORE_BLOCK } from "../src/score-blocks.js";
 import { mulberry32 } from "../src/seeded-random.js";
 import type { StoredVector } from "../src/stored-vector.js";
 import { VectorBlock } from "../src/vector-block.js";
@@ -27,8 +28,8 @@ function expectedDot(query: Float32Array, v: Float32Array): number {
 describe("VectorBlock", () => {
   it("gives every vector's dot product, to the bit, with and without a helper thread, across changes", () => {
     const random = mulberry32(19);
-    const serial = new VectorBlock({ segmentSize: 32 });
-    const shared = new VectorBlock({ segmentSize: 32, helperThread: true });
+    const serial = new VectorBlock({ segmentSize: 64 });
+    const shared = new VectorBlock({ segmentSize: 64, helperThread: true });
     const vectors = new Map<number, Float32Array>();
     for (let round = 0; round < 40; round++) {
       const changes = new Map<number, StoredVector | undefined>();
@@ -47,16 +48,22 @@ describe("VectorBlock", () => {
       shared.update(changes);
       for (let q = 0; q < 25; q++) {
         const query = randomVector(random).full;
-        const want = serial.dots(query).slice();
+        const serialDots = serial.startDots(query)();
+        const want = serialDots.sums.slice();
         const finish = shared.startDots(query);
         // the search thread's other work (BM25) while the helper claims segments
         for (const end = performance.now() + 0.5; performance.now() < end; );
         const got = finish();
         for (const [id, v] of vectors) {
           assert.equal(want[id], expectedDot(query, v), `vector ${id}`);
-          assert.equal(got[id], want[id], `vector ${id}, helper thread`);
+          assert.equal(got.sums[id], want[id], `vector ${id}, helper thread`);
         }
-        for (let id = 0; id < 400; id++) if (!vectors.has(id) && id < want.length) assert.equal(got[id], 0, `deleted vector ${id}`);
+        for (let id = 0; id < 400; id++) if (!vectors.has(id) && id < want.length) assert.equal(got.sums[id], 0, `deleted vector ${id}`);
+        for (let b = 0; b * SCORE_BLOCK < want.length; b++) {
+          const inBlock = [...want.subarray(b * SCORE_BLOCK, (b + 1) * SCORE_BLOCK)];
+          assert.equal(serialDots.maxima[b], Math.max(...inBlock), `block ${b}'s highest`);
+          assert.equal(got.maxima[b], serialDots.maxima[b], `block ${b}'s highest, helper thread`);
+        }
       }
     }
     assert.ok(shared.segmentsByHelper > 0, "the helper thread did part of the work");
@@ -83,8 +90,9 @@ describe("VectorBlock", () => {
     }
   });
 
-  it("rejects a segment size a 16-bit place cannot hold", () => {
-    assert.throws(() => new VectorBlock({ segmentSize: 0x10001 }), /segmentSize/);
+  it("rejects a segment size a 16-bit place cannot hold or that splits a score block", () => {
+    assert.throws(() => new VectorBlock({ segmentSize: 0x10000 + SCORE_BLOCK }), /segmentSize/);
     assert.throws(() => new VectorBlock({ segmentSize: 0 }), /segmentSize/);
+    assert.throws(() => new VectorBlock({ segmentSize: SCORE_BLOCK + 1 }), /segmentSize/);
   });
 });
