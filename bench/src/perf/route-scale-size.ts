@@ -30,7 +30,12 @@ export interface SizeRunOutput {
 }
 
 const K = 5;
-/** Warmup searches: at most 10, and a tenth of the timed ones (a search takes seconds at 100,000 tools). */
+/**
+ * Warmup searches per system, 10 whatever the size: with a tenth of the timed ones (2 at
+ * 100,000 tools) the first system timed in each process paid for the JIT, and the same
+ * code ran 1.8-2.3x slower as "switchyard" than as "switchyard-1-thread" right after it
+ * at 100 and 1,000 tools, where the two are one code path.
+ */
 const WARMUP = 10;
 
 const input = JSON.parse(process.argv[2] ?? "{}") as SizeRunInput;
@@ -59,7 +64,7 @@ for (const name of ENGINES) {
   const ranked: string[][] = [];
   let next = 0;
   // Every iteration searches the next query; the timed run covers each query once (after warmup).
-  const bench = new Bench({ iterations: cases.length, time: 0, warmupIterations: Math.min(WARMUP, Math.ceil(cases.length / 10)), warmupTime: 0, retainSamples: true, throws: true });
+  const bench = new Bench({ iterations: cases.length, time: 0, warmupIterations: Math.min(WARMUP, cases.length), warmupTime: 0, retainSamples: true, throws: true });
   bench.add(name, async () => {
     const at = next++ % cases.length;
     ranked[at] = await engine.search(cases[at]!.query, K);
