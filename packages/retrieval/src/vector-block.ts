@@ -25,6 +25,7 @@ export interface VectorBlockOptions {
   /** Vectors per segment: a multiple of SCORE_BLOCK, at most 65,536 (a 16-bit place). @default SEGMENT */
   segmentSize?: number;
 }
+
 /**
  * Vectors by number, the only copy the index keeps, laid out for the scan
  * that scores them all against a query. The sparse vectors (the local
