@@ -1,4 +1,4 @@
-import { SCORE_BLOCK_BITS, blockCount } from "./score-blocks.js";
+import { blockCount, raiseBlockMaximum } from "./score-blocks.js";
 
 /** Okapi BM25 parameters. */
 export interface Bm25Params {
@@ -157,9 +157,7 @@ export class Bm25Index {
           const s = (w * tfs[j]! * (k1 + 1)) / denominators[j]!;
           // a word found in one form only: its score is the document's best, add it straight away
           if (found.length === 1) {
-            const sum = (total[slot]! += s);
-            const block = slot >>> SCORE_BLOCK_BITS;
-            if (sum > maxima[block]!) maxima[block] = sum;
+            raiseBlockMaximum(maxima, slot, (total[slot]! += s));
           } else if (s > best[slot]!) {
             // listed when its best turns positive: once a word, so the list fits in one per slot
             if (best[slot] === 0) touched[touches++] = slot;
@@ -170,9 +168,7 @@ export class Bm25Index {
       reference += bestIdf;
       for (let i = 0; i < touches; i++) {
         const slot = touched[i]!;
-        const sum = (total[slot]! += best[slot]!);
-        const block = slot >>> SCORE_BLOCK_BITS;
-        if (sum > maxima[block]!) maxima[block] = sum;
+        raiseBlockMaximum(maxima, slot, (total[slot]! += best[slot]!));
         best[slot] = 0;
       }
     }

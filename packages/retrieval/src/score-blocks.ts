@@ -9,6 +9,12 @@
 export const SCORE_BLOCK_BITS = 6;
 export const SCORE_BLOCK = 1 << SCORE_BLOCK_BITS;
 
+/** Raises the highest value kept for `slot`'s block to `value` if it is higher. */
+export function raiseBlockMaximum(maxima: Float64Array, slot: number, value: number): void {
+  const block = slot >>> SCORE_BLOCK_BITS;
+  if (value > maxima[block]!) maxima[block] = value;
+}
+
 /** The blocks that hold `slots` slots. */
 export function blockCount(slots: number): number {
   return (slots + SCORE_BLOCK - 1) >>> SCORE_BLOCK_BITS;

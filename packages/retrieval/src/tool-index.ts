@@ -8,7 +8,7 @@ import { relatedStems } from "./concepts.js";
 import type { Embedder } from "./embedder.js";
 import type { EmbeddingCache } from "./embedding-cache.js";
 import { NameIndex } from "./name-match.js";
-import { blockCount, SCORE_BLOCK_BITS } from "./score-blocks.js";
+import { blockCount, raiseBlockMaximum, SCORE_BLOCK_BITS } from "./score-blocks.js";
 import { storeVector } from "./stored-vector.js";
 import type { StoredVector } from "./stored-vector.js";
 import { tokenize, toolFields } from "./text.js";
@@ -392,10 +392,7 @@ export class EmbeddedIndex implements ToolIndex {
     const { nameCoverage, exampleScores, nameMaxima, exampleMaxima } = this;
     nameCoverage.fill(0);
     nameMaxima.fill(0);
-    this.names.coverages(matches, (slot, c) => {
-      const coverage = (nameCoverage[slot] = this.nameMatchWeight * c);
-      if (coverage > nameMaxima[slot >>> SCORE_BLOCK_BITS]!) nameMaxima[slot >>> SCORE_BLOCK_BITS] = coverage;
-    });
+    this.names.coverages(matches, (slot, c) => raiseBlockMaximum(nameMaxima, slot, (nameCoverage[slot] = this.nameMatchWeight * c)));
     // without a query vector every cosine counts 0 and the sparse part all: 0 * 0 + 1 * sparse is the sparse score itself
     const denseWeight = queryVector ? this.denseWeight : 0;
     const sparseWeight = 1 - denseWeight;
@@ -412,7 +409,7 @@ export class EmbeddedIndex implements ToolIndex {
           const lexical = (1 - this.nameMatchWeight) * resemblance(stems) + nameCoverage[t]!;
           exampleScores[t] = Math.max(exampleScores[t]!, dots ? fuse(Math.max(0, dots[vector]!), lexical) : lexical);
         }
-        exampleMaxima[t >>> SCORE_BLOCK_BITS] = Math.max(exampleMaxima[t >>> SCORE_BLOCK_BITS]!, exampleScores[t]!);
+        raiseBlockMaximum(exampleMaxima, t, exampleScores[t]!);
       }
     }
 
