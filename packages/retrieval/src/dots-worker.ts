@@ -1,25 +1,27 @@
 /**
- * The helper thread of a VectorBlock (dots-helper.ts): keeps the segments
- * it is sent, and for each query's generation claims segments until none is
- * left. The search thread waits for any it holds.
+ * The helper thread of a VectorBlock (dots-helper.ts): sleeps until the
+ * search thread starts a query (a new generation in the control array),
+ * takes the segments it was sent meanwhile, and claims segments until none
+ * is left. The search thread waits for any it holds when it needs it. It never returns to its
+ * event loop: its states come by `receiveMessageOnPort`.
  */
-import { parentPort } from "node:worker_threads";
-import { claimSegments } from "./dots-helper.js";
-import type { HelperState } from "./dots-helper.js";
+import { receiveMessageOnPort, workerData } from "node:worker_threads";
+import { claimSegments, GENERATION } from "./dots-helper.js";
+import type { HelperData, HelperState } from "./dots-helper.js";
 import { dotSegment, queryDimensions } from "./segment-dots.js";
 
+const { control, port } = workerData as HelperData;
 let state: HelperState | undefined;
 
-parentPort!.on("message", (message: HelperState | number) => {
-  if (typeof message !== "number") {
-    state = message;
-    return;
-  }
-  const { segments, segmentSize, query, out, control } = state!;
+for (let seen = 0; ; ) {
+  Atomics.wait(control, GENERATION, seen);
+  seen = Atomics.load(control, GENERATION);
+  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) state = m.message as HelperState;
+  const { segments, segmentSize, query, out, made } = state!;
   // read after a claim: one that sees this generation also sees the query written before it
   let dims: number[] | undefined;
-  claimSegments(control, message, segments.length, (s) => {
+  claimSegments(control, made, seen, segments.length, (s) => {
     dims ??= queryDimensions(query);
     dotSegment(segments, s, segmentSize, query, dims, out);
   });
-});
+}

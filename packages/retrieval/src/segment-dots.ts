@@ -20,6 +20,19 @@ export interface Dots {
   maxima: Float64Array;
 }
 
+/**
+ * A query's dot products while they are being made (by two threads):
+ * `ready(block)` returns once the sums and maxima of every score block up to
+ * `block` are there, with the first block not yet known to be (Infinity once
+ * all are), so a scan in block order waits only where it catches up.
+ */
+export interface DotsInProgress extends Dots {
+  ready(block: number): number;
+}
+
+/** `ready` of dot products that are all there. */
+export const allMade = (): number => Infinity;
+
 /** Zeroed dot products for `length` vectors in `segments` segments of `segmentSize`, in memory a helper thread can share or not. */
 export function zeroDots(length: number, segments: number, segmentSize: number, shared: boolean): Dots {
   const array = (n: number) => (shared ? new Float64Array(new SharedArrayBuffer(n * Float64Array.BYTES_PER_ELEMENT)) : new Float64Array(n));

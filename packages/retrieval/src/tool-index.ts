@@ -9,6 +9,7 @@ import type { Embedder } from "./embedder.js";
 import type { EmbeddingCache } from "./embedding-cache.js";
 import { NameIndex } from "./name-match.js";
 import { blockCount, raiseBlockMaximum, SCORE_BLOCK_BITS } from "./score-blocks.js";
+import { allMade } from "./segment-dots.js";
 import { storeVector } from "./stored-vector.js";
 import type { StoredVector } from "./stored-vector.js";
 import { tokenize, toolFields } from "./text.js";
@@ -414,7 +415,7 @@ export class EmbeddedIndex implements ToolIndex {
     }
 
     // without a query vector, zeros: the same arrays either way, so the scan never tests for them
-    const dots = finishDots ? finishDots() : { sums: new Float64Array(slots), maxima: new Float64Array(blocks) };
+    const dots = finishDots ? finishDots() : { sums: new Float64Array(slots), maxima: new Float64Array(blocks), ready: allMade };
     const bm25Share = 1 - this.nameMatchWeight;
     // a scale of 0 means no tool matched: every total is 0, and 0 / 1 keeps it so
     const divisor = scale > 0 ? scale : 1;
@@ -433,7 +434,10 @@ export class EmbeddedIndex implements ToolIndex {
     // Only a tool that would enter the top becomes a result; below the top's last score none can, nor can a block whose bound is below it.
     const top = new TopList<ScoredTool>(opts.limit, (r) => r.score, (r) => r.tool.name);
     let floor = 0;
+    // the blocks before `made` have their dot products; the helper thread may still be making the rest
+    let made = 0;
     for (let b = 0; b < blocks; b++) {
+      if (b >= made) made = dots.ready(b);
       const bound = scoreOf(bm25.maxima[b]!, nameMaxima[b]!, dots.maxima[b] ?? 0, hasExamples ? exampleMaxima[b]! : 0);
       if (bound <= 0 || bound < floor) continue;
       const end = Math.min(slots, (b + 1) << SCORE_BLOCK_BITS);

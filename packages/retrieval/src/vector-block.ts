@@ -1,7 +1,7 @@
 import { DotsHelper, MAX_SHARED_SEGMENTS } from "./dots-helper.js";
 import { SCORE_BLOCK } from "./score-blocks.js";
-import { dotSegment, queryDimensions, zeroDots } from "./segment-dots.js";
-import type { Dots, Segment } from "./segment-dots.js";
+import { allMade, dotSegment, queryDimensions, zeroDots } from "./segment-dots.js";
+import type { DotsInProgress, Segment } from "./segment-dots.js";
 import type { StoredVector } from "./stored-vector.js";
 
 /**
@@ -43,7 +43,7 @@ export class VectorBlock {
   /** Counts the merges that changed `segments`, so the helper is sent them again only then. */
   private version = 0;
   /** The dot products of the last query, reused: a search makes one set at a time. */
-  private out = zeroDots(0, 0, 0, false);
+  private out: DotsInProgress = { ...zeroDots(0, 0, 0, false), ready: allMade };
   private readonly segmentSize: number;
   /** Made at the first query with more than one segment, when asked for. */
   private helper: DotsHelper | undefined;
@@ -101,17 +101,19 @@ export class VectorBlock {
 
   /** The dot product of `query` with every vector, by vector number (0 for numbers without one); valid until the next call. */
   dots(query: Float32Array): Float64Array {
-    return this.startDots(query)().sums;
+    const dots = this.startDots(query)();
+    dots.ready(Infinity);
+    return dots.sums;
   }
 
   /**
    * `dots`, started: with a helper thread, it begins on the helper at once
-   * and the returned function claims the rest, waits for the helper's and
-   * returns them all, so the caller can do other work in between; without
-   * one, the returned function does it all. No other call on the block may
-   * come in between.
+   * and the returned function claims the rest and returns them, the
+   * helper's still in progress, so the caller can do other work in between
+   * and use each block's once it is ready; without one, the returned
+   * function does it all. No other call on the block may come in between.
    */
-  startDots(query: Float32Array): () => Dots {
+  startDots(query: Float32Array): () => DotsInProgress {
     this.merge();
     if (this.segments.length === 0) return () => this.out;
     if (query.length !== this.dimensions) throw new RangeError(`vector lengths differ: ${query.length} vs ${this.dimensions}`);
@@ -125,7 +127,7 @@ export class VectorBlock {
       });
       return this.helper.start(this.segments, this.version, query, length);
     }
-    if (this.out.sums.length < length) this.out = zeroDots(length, this.segments.length, this.segmentSize, false);
+    if (this.out.sums.length < length) this.out = { ...zeroDots(length, this.segments.length, this.segmentSize, false), ready: allMade };
     const { segments, segmentSize, out } = this;
     return () => {
       const dims = queryDimensions(query);

@@ -54,16 +54,18 @@ describe("VectorBlock", () => {
         // the search thread's other work (BM25) while the helper claims segments
         for (const end = performance.now() + 0.5; performance.now() < end; );
         const got = finish();
-        for (const [id, v] of vectors) {
-          assert.equal(want[id], expectedDot(query, v), `vector ${id}`);
-          assert.equal(got.sums[id], want[id], `vector ${id}, helper thread`);
-        }
-        for (let id = 0; id < 400; id++) if (!vectors.has(id) && id < want.length) assert.equal(got.sums[id], 0, `deleted vector ${id}`);
-        for (let b = 0; b * SCORE_BLOCK < want.length; b++) {
+        // read block by block as the index's scan does, each block as soon as `ready` says it is made
+        for (let b = 0, made = 0; b * SCORE_BLOCK < want.length; b++) {
+          if (b >= made) made = got.ready(b);
+          assert.ok(made > b, `block ${b} made`);
           const inBlock = [...want.subarray(b * SCORE_BLOCK, (b + 1) * SCORE_BLOCK)];
+          assert.deepEqual([...got.sums.subarray(b * SCORE_BLOCK, (b + 1) * SCORE_BLOCK)], inBlock, `block ${b}, helper thread`);
           assert.equal(serialDots.maxima[b], Math.max(...inBlock), `block ${b}'s highest`);
           assert.equal(got.maxima[b], serialDots.maxima[b], `block ${b}'s highest, helper thread`);
         }
+        assert.equal(got.ready(Infinity), Infinity);
+        for (const [id, v] of vectors) assert.equal(want[id], expectedDot(query, v), `vector ${id}`);
+        for (let id = 0; id < 400; id++) if (!vectors.has(id) && id < want.length) assert.equal(got.sums[id], 0, `deleted vector ${id}`);
       }
     }
     assert.ok(shared.segmentsByHelper > 0, "the helper thread did part of the work");
