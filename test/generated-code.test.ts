@@ -37,3 +37,15 @@ it("packet - committed generated code matches proto/ (run `pnpm gen` after editi
     rmSync(out, { recursive: true, force: true });
   }
 });
+
+it("retrieval - committed WebAssembly bytes match their .wat (run `pnpm gen` after editing one)", () => {
+  const out = mkdtempSync(join(tmpdir(), "switchyard-gen-wasm-"));
+  try {
+    execFileSync(process.execPath, [join(ROOT, "scripts/gen-wasm.mjs"), out], { stdio: "pipe" });
+    const generated = files(out);
+    assert.ok(generated.size > 0, "gen-wasm wrote no module");
+    for (const [name, text] of generated) assert.equal(readFileSync(join(ROOT, name), "utf8"), text, `${name} is stale`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
