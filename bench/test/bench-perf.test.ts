@@ -120,5 +120,9 @@ describe("bench-perf", () => {
     assert.throws(() => growth({ size: 1000, cost: 1 }, { size: 1000, cost: 1 }), /from.size < to.size/);
     assert.equal(describeGrowth("p50", linear, "ms"), "p50 ×100.0 from 1,000 to 100,000 tools (∝ tools^1.00, +1.000 ms per 1,000 tools)");
     assert.match(describeGrowth("rate", growth({ size: 1000, cost: 54 }, { size: 100_000, cost: 2.5 }), "/s"), /^rate ×0\.046 from .* -0\.520 \/s per 1,000 tools\)$/);
+    assert.equal(
+      describeGrowth("heap", growth({ size: 1000, cost: 0 }, { size: 100_000, cost: 206.2 }), "MB"),
+      "heap from 1,000 to 100,000 tools: +2.083 MB per 1,000 tools (no ratio: not above 0 at 1,000)",
+    );
   });
 });

@@ -26,6 +26,9 @@ export function growth(from: { size: number; cost: number }, to: { size: number;
 export function describeGrowth(what: string, g: Growth, unit: string): string {
   const n = (x: number): string => x.toLocaleString("en-US");
   // a shrinking figure (a rate) needs significant digits, not one decimal: ×0.046, not ×0.0
+  const perThousand = `${g.perThousand >= 0 ? "+" : ""}${g.perThousand.toFixed(3)} ${unit} per 1,000 tools`;
+  // a figure of 0 or less at the smaller size (a heap that the previous system's garbage offset) has no ratio
+  if (Number.isNaN(g.factor)) return `${what} from ${n(g.from)} to ${n(g.to)} tools: ${perThousand} (no ratio: not above 0 at ${n(g.from)})`;
   const factor = g.factor >= 1 ? g.factor.toFixed(1) : g.factor.toPrecision(2);
-  return `${what} ×${factor} from ${n(g.from)} to ${n(g.to)} tools (∝ tools^${g.exponent.toFixed(2)}, ${g.perThousand >= 0 ? "+" : ""}${g.perThousand.toFixed(3)} ${unit} per 1,000 tools)`;
+  return `${what} ×${factor} from ${n(g.from)} to ${n(g.to)} tools (∝ tools^${g.exponent.toFixed(2)}, ${perThousand})`;
 }
