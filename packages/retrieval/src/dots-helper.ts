@@ -82,13 +82,12 @@ const orphans = new FinalizationRegistry<Worker>((worker) => void worker.termina
  * A helper thread (dots-worker.ts) that takes a share of each query's
  * segments: the search thread starts a query and wakes the helper with
  * Atomics.notify (a message per query cost the search thread 0.2 ms to send
- * at 100,000 tools, and the helper a turn of its event loop to hear), the
- * helper claims segments
- * while the search thread does other work, then the search thread claims
- * what is left and, as it scans the blocks in order, waits for a segment the
- * helper still holds only when it reaches it. A helper that is
- * busy elsewhere or not started yet claims nothing; the search thread does it
- * all. The segments' arrays and the sums are in shared memory; the sums are
+ * at 100,000 tools, and the helper a turn of its event loop to hear); the
+ * helper claims segments while the search thread does other work, then the
+ * search thread claims what is left and, as it scans the blocks in order,
+ * waits for a segment the helper still holds only when it reaches it. A
+ * helper that is busy elsewhere or not started yet claims nothing; the
+ * search thread does it all. The segments' arrays and the sums are in shared memory; the sums are
  * the same as one thread's, each vector's added in its own order.
  */
 export class DotsHelper {

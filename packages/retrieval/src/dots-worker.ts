@@ -2,8 +2,8 @@
  * The helper thread of a VectorBlock (dots-helper.ts): sleeps until the
  * search thread starts a query (a new generation in the control array),
  * takes the segments it was sent meanwhile, and claims segments until none
- * is left. The search thread waits for any it holds when it needs it. It never returns to its
- * event loop: its states come by `receiveMessageOnPort`.
+ * is left; the search thread waits for one it holds when it needs it. It
+ * never returns to its event loop: its states come by `receiveMessageOnPort`.
  */
 import { receiveMessageOnPort, workerData } from "node:worker_threads";
 import { claimSegments, GENERATION } from "./dots-helper.js";

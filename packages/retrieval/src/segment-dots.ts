@@ -33,13 +33,16 @@ export function segmentMemory(segmentSize: number, entries: number): { memory: W
 
 const WASM_PAGE = 0x10000;
 const scatter = new WebAssembly.Module(SCATTER_WASM);
-/** scatter.wat's `add` on each segment memory this thread has used. */
-const adders = new WeakMap<WebAssembly.Memory, (weight: number, places: number, values: number, n: number) => void>();
 
-function adderOf(memory: WebAssembly.Memory): (weight: number, places: number, values: number, n: number) => void {
+/** scatter.wat's `add`: sums[place] += weight * value for `n` entries, their places and values from those byte offsets on. */
+type Add = (weight: number, places: number, values: number, n: number) => void;
+/** `add` on each segment memory this thread has used. */
+const adders = new WeakMap<WebAssembly.Memory, Add>();
+
+function adderOf(memory: WebAssembly.Memory): Add {
   let add = adders.get(memory);
   if (!add) {
-    add = new WebAssembly.Instance(scatter, { segment: { memory } }).exports["add"] as (weight: number, places: number, values: number, n: number) => void;
+    add = new WebAssembly.Instance(scatter, { segment: { memory } }).exports["add"] as Add;
     adders.set(memory, add);
   }
   return add;

@@ -9,6 +9,7 @@ declare namespace WebAssembly {
   }
   class Memory {
     constructor(descriptor: { initial: number; maximum?: number; shared?: boolean });
+    /** A SharedArrayBuffer: every memory here is made shared. */
     readonly buffer: SharedArrayBuffer;
   }
   class Instance {
