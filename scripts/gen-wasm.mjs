@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import initWabt from "wabt";
 
 /** Each module's text and the TypeScript module its bytes go to, from the repository's root. */
-export const WASM_MODULES = [{ source: "packages/retrieval/src/scatter.wat", out: "packages/retrieval/src/gen/scatter-wasm.ts", name: "SCATTER_WASM" }];
+const WASM_MODULES = [{ source: "packages/retrieval/src/scatter.wat", out: "packages/retrieval/src/gen/scatter-wasm.ts", name: "SCATTER_WASM" }];
 
 const root = resolve(new URL("..", import.meta.url).pathname);
 const base = resolve(process.argv[2] ?? root);
