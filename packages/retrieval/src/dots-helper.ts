@@ -169,6 +169,7 @@ export class DotsHelper {
             own = segments.length;
             waited = segments.length;
             this.fail(new Error("the dot products' helper thread failed: its query was redone on the search thread"));
+            break;
           }
         }
         if (waited < segments.length) return waited * blocksPerSegment;
