@@ -1,8 +1,7 @@
 /**
  * A second gateway on the same NATS, logging at warn: at the default info level the
- * gateway logs two lines per request, and the logger's secret masking walks fastify's
- * request and response objects (maskDeep in @switchyard/telemetry), which caps it at a
- * few hundred requests a second. route-http measures both, so the cost is visible.
+ * gateway logs a line per API request, made, masked and written (@switchyard/telemetry's
+ * logger). route-http measures both, so the cost is visible.
  * Ready when /readyz answers 200: at warn there is no "ready" line to wait for.
  */
 import { spawn } from "node:child_process";
