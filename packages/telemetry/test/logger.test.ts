@@ -1,4 +1,8 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
 import { context, trace, TraceFlags } from "@opentelemetry/api";
 import { createLogger, withPacketId } from "../src/logger.js";
@@ -6,6 +10,8 @@ import { initTracing } from "../src/tracing.js";
 
 // The SDK, started as the services start it when tracing is on (here with no span processor), provides the context manager.
 const tracing = initTracing("logger-test", { env: {}, spanProcessors: [] });
+
+const LOG_LINES = fileURLToPath(new URL("fixtures/log-lines.ts", import.meta.url));
 
 /** A logger whose JSON lines are kept, and the lines it has written so far. */
 function capturing(level = "info"): { logger: ReturnType<typeof createLogger>; lines: () => Record<string, unknown>[] } {
@@ -56,5 +62,28 @@ describe("logger", () => {
     assert.equal(err.message, "bad key sk-a****");
     assert.ok(err.stack.startsWith("Error: bad key sk-a****\n"), err.stack);
     assert.ok(!JSON.stringify(line).includes("hunter22") && !JSON.stringify(line).includes("ijklmnop"));
+  });
+
+  it("logger - to stdout, a line is written within a moment while the process runs on", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", LOG_LINES, "linger"], { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      // well before the child would exit of itself (60 s), however slowly it starts
+      const [line] = (await once(createInterface({ input: child.stdout }), "line", { signal: AbortSignal.timeout(15_000) })) as [string];
+      assert.equal((JSON.parse(line) as Record<string, unknown>)["msg"], "first line");
+    } finally {
+      child.kill();
+    }
+  });
+
+  it("logger - to stdout, every line is written when the process exits", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", LOG_LINES, "exit"], { stdio: ["ignore", "pipe", "inherit"] });
+    const lines: string[] = [];
+    createInterface({ input: child.stdout }).on("line", (line) => lines.push(line));
+    const [code] = (await once(child, "close")) as [number];
+    assert.equal(code, 3);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as Record<string, unknown>)["msg"]),
+      ["first line", "last line"],
+    );
   });
 });
