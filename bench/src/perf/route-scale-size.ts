@@ -35,9 +35,9 @@ const K = 5;
  * timed. With 10 searches and no time, the first system timed in each process paid for
  * the JIT (1.8-2.3x slower as "switchyard" than as "switchyard-1-thread" right after it
  * at 100 and 1,000 tools, where the two are one code path); and at 100,000 tools the
- * router's searches kept getting faster for the first few hundred (V8 optimising the
- * scan again after each deoptimisation): p50 2.6-3.1 ms after 10 searches, 1.8-2.0 ms
- * after 300, on this 2-core machine. A router in service has answered far more.
+ * router's searches kept getting faster for the first few hundred (every part of a
+ * search, docs/performance.md): p50 2.6-3.1 ms after 10 searches, 1.8-2.0 ms after 300,
+ * on this 2-core machine. A router in service has answered far more.
  */
 const WARMUP = { iterations: 10, ms: 1_000 };
 
