@@ -13,6 +13,11 @@ const tracing = initTracing("logger-test", { env: {}, spanProcessors: [] });
 
 const LOG_LINES = fileURLToPath(new URL("fixtures/log-lines.ts", import.meta.url));
 
+/** The fixture child, logging to a piped stdout: "linger" runs on after its line, "exit" exits at once. */
+function loggingChild(mode: "linger" | "exit") {
+  return spawn(process.execPath, ["--import", "tsx", LOG_LINES, mode], { stdio: ["ignore", "pipe", "inherit"] });
+}
+
 /** A logger whose JSON lines are kept, and the lines it has written so far. */
 function capturing(level = "info"): { logger: ReturnType<typeof createLogger>; lines: () => Record<string, unknown>[] } {
   const chunks: string[] = [];
@@ -65,7 +70,7 @@ describe("logger", () => {
   });
 
   it("logger - to stdout, a line is written within a moment while the process runs on", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", LOG_LINES, "linger"], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = loggingChild("linger");
     try {
       // well before the child would exit of itself (60 s), however slowly it starts
       const [line] = (await once(createInterface({ input: child.stdout }), "line", { signal: AbortSignal.timeout(15_000) })) as [string];
@@ -76,7 +81,7 @@ describe("logger", () => {
   });
 
   it("logger - to stdout, every line is written when the process exits", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", LOG_LINES, "exit"], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = loggingChild("exit");
     const lines: string[] = [];
     createInterface({ input: child.stdout }).on("line", (line) => lines.push(line));
     const [code] = (await once(child, "close")) as [number];
