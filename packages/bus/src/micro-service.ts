@@ -23,13 +23,18 @@ export interface Endpoint {
   answer(data: Uint8Array, requestHeaders: MsgHdrs | undefined): Promise<Uint8Array>;
 }
 
-/** An endpoint that takes and answers proto messages; bytes that are no `input` are a 400. */
+/**
+ * An endpoint that takes and answers proto messages; bytes that are no `input` are a 400.
+ * `encode` writes the answer when `output`'s own encoding is not the one wanted (a
+ * wire-identical view of it, say).
+ */
 export function protoEndpoint<I extends DescMessage, O extends DescMessage>(
   name: string,
   subject: string,
   input: I,
   output: O,
   handle: (request: MessageShape<I>, requestHeaders: MsgHdrs | undefined) => MessageShape<O> | Promise<MessageShape<O>>,
+  encode: (answer: MessageShape<O>) => Uint8Array = (answer) => toBinary(output, answer),
 ): Endpoint {
   return {
     name,
@@ -41,7 +46,7 @@ export function protoEndpoint<I extends DescMessage, O extends DescMessage>(
       } catch {
         throw new ServiceError(400, `undecodable ${input.name}`);
       }
-      return toBinary(output, await handle(request, requestHeaders));
+      return encode(await handle(request, requestHeaders));
     },
   };
 }

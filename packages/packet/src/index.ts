@@ -118,6 +118,7 @@ export {
 } from "./packet.js";
 export type { NewPacketInput, ReflectionInput } from "./packet.js";
 export { candidateByReference, referenceCandidates, resolveCandidates, toolReference } from "./candidates.js";
+export { encodeRouteResponse, RouteResponseReader } from "./route-response.js";
 export { STAGES } from "./stage.js";
 export type { Stage, StageOutcome } from "./stage.js";
 export {

@@ -13,7 +13,7 @@ import {
   ROUTE_SUBJECT,
 } from "@switchyard/bus";
 import { readConfig } from "@switchyard/config";
-import { RankToolsRequestSchema, RankToolsResponseSchema, RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
+import { encodeRouteResponse, RankToolsRequestSchema, RankToolsResponseSchema, RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
 import { buildQuery } from "@switchyard/request-text";
 import { LocalEmbedder, QdrantIndex, ToolNeedModel } from "@switchyard/retrieval";
 import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
@@ -66,7 +66,7 @@ await service.serveEndpoints([
     // The same query the intent stage would build: "turn it off" borrows the turn before.
     const { text, context } = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
     return create(RouteResponseSchema, await route({ query: text, context, topK: request.topK || undefined, filter }));
-  }),
+  }, encodeRouteResponse),
   protoEndpoint("rank-tools", RANK_TOOLS_SUBJECT, RankToolsRequestSchema, RankToolsResponseSchema, async (request) => {
     const query = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
     return create(RankToolsResponseSchema, { candidates: await brought.rank(query, request.tools, request.topK || config.ROUTER_TOP_K) });

@@ -11,7 +11,7 @@ import {
   RankToolsRequestSchema,
   RankToolsResponseSchema,
   RouteRequestSchema,
-  RouteResponseSchema,
+  RouteResponseReader,
 } from "@switchyard/packet";
 import type { AddExamplesResponse, FeedbackResponse, RankToolsResponse, RouteResponse } from "@switchyard/packet";
 import { GatewayError } from "./deps.js";
@@ -26,16 +26,17 @@ const ROUTER_ERRORS = new Map<number, GatewayErrorCode>([
 
 /** The embedding-routers' endpoints (their NATS micro service), as the gateway asks them. */
 export function routerRequests(nc: NatsConnection, timeoutMs: number) {
+  const routeAnswers = new RouteResponseReader();
   /** One request; the router's refusals keep their meaning (404, 409, 400), anything else is 503. */
-  async function ask<I extends DescMessage, O extends DescMessage>(
+  async function ask<I extends DescMessage, O>(
     subject: string,
     input: I,
-    output: O,
+    read: (answer: Uint8Array) => O,
     init: MessageInitShape<I>,
     tenant?: string,
-  ): Promise<MessageShape<O>> {
+  ): Promise<O> {
     try {
-      return fromBinary(output, await requestReply(nc, subject, toBinary(input, create(input, init)), timeoutMs, tenant === undefined ? undefined : tenantHeaders(tenant)));
+      return read(await requestReply(nc, subject, toBinary(input, create(input, init)), timeoutMs, tenant === undefined ? undefined : tenantHeaders(tenant)));
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       const code = ROUTER_ERRORS.get(error.code) ?? "unavailable";
@@ -44,12 +45,17 @@ export function routerRequests(nc: NatsConnection, timeoutMs: number) {
   }
   return {
     route: (tenant: string, request: MessageInitShape<typeof RouteRequestSchema>): Promise<RouteResponse> =>
-      ask(ROUTE_SUBJECT, RouteRequestSchema, RouteResponseSchema, request, tenant),
-    rankTools: (request: MessageInitShape<typeof RankToolsRequestSchema>): Promise<RankToolsResponse> => ask(RANK_TOOLS_SUBJECT, RankToolsRequestSchema, RankToolsResponseSchema, request),
-    feedback: (request: MessageInitShape<typeof FeedbackRequestSchema>): Promise<FeedbackResponse> => ask(FEEDBACK_SUBJECT, FeedbackRequestSchema, FeedbackResponseSchema, request),
+      ask(ROUTE_SUBJECT, RouteRequestSchema, (answer) => routeAnswers.read(answer), request, tenant),
+    rankTools: (request: MessageInitShape<typeof RankToolsRequestSchema>): Promise<RankToolsResponse> =>
+      ask(RANK_TOOLS_SUBJECT, RankToolsRequestSchema, reader(RankToolsResponseSchema), request),
+    feedback: (request: MessageInitShape<typeof FeedbackRequestSchema>): Promise<FeedbackResponse> => ask(FEEDBACK_SUBJECT, FeedbackRequestSchema, reader(FeedbackResponseSchema), request),
     addExamples: (request: MessageInitShape<typeof AddExamplesRequestSchema>): Promise<AddExamplesResponse> =>
-      ask(EXAMPLES_SUBJECT, AddExamplesRequestSchema, AddExamplesResponseSchema, request),
+      ask(EXAMPLES_SUBJECT, AddExamplesRequestSchema, reader(AddExamplesResponseSchema), request),
   };
+}
+
+function reader<O extends DescMessage>(output: O): (answer: Uint8Array) => MessageShape<O> {
+  return (answer) => fromBinary(output, answer);
 }
 
 /** The tenant travels beside the request, not in it: RouteRequest is also the public body, which must not name one. */

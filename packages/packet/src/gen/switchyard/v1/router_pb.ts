@@ -9,7 +9,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Packet, PacketSchema, RoutingCandidate, ToolDefinition, Turn } from "./packet_pb.js";
+import type { Packet, PacketSchema, RoutingCandidate, RoutingCandidate_Source, ToolDefinition, Turn } from "./packet_pb.js";
 import { file_switchyard_v1_packet } from "./packet_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
@@ -17,7 +17,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/router.proto.
  */
 export const file_switchyard_v1_router: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSKrAQoTU3VibWl0UGFja2V0UmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSJAoHaGlzdG9yeRgDIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b29scxgEIAMoCRIRCgR3YWl0GAUgASgISACIAQESDQoFcG9vbHMYBiADKAkSDwoHZG9tYWlucxgHIAMoCUIHCgVfd2FpdCKOAQoRU3VibWl0Q2FsbFJlcXVlc3QSDAoEdG9vbBgBIAEoCRIqCglhcmd1bWVudHMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg8KB21lc3NhZ2UYAyABKAkSEgoKc2Vzc2lvbl9pZBgEIAEoCRIRCgR3YWl0GAUgASgISACIAQFCBwoFX3dhaXQiYgoUU3VibWl0UGFja2V0UmVzcG9uc2USEQoJcGFja2V0X2lkGAEgASgJEhAKCGZpbmlzaGVkGAIgASgIEiUKBnBhY2tldBgDIAEoCzIVLnN3aXRjaHlhcmQudjEuUGFja2V0IiUKEEdldFBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJIjwKFEFwcHJvdmVQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkiNgoRRGVueVBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSISChBMaXN0VG9vbHNSZXF1ZXN0IkEKEUxpc3RUb29sc1Jlc3BvbnNlEiwKBXRvb2xzGAEgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiJUCg9GZWVkYmFja1JlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJEhQKB2NvcnJlY3QYAiABKAhIAIgBARIMCgR0b29sGAMgASgJQgoKCF9jb3JyZWN0IlwKEEZlZWRiYWNrUmVzcG9uc2USEQoJcGFja2V0X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhQKDHJlbW92ZWRfZnJvbRgDIAEoCRIQCghhZGRlZF90bxgEIAEoCSI0ChJBZGRFeGFtcGxlc1JlcXVlc3QSDAoEdG9vbBgBIAEoCRIQCghleGFtcGxlcxgCIAMoCSJEChNBZGRFeGFtcGxlc1Jlc3BvbnNlEgwKBHRvb2wYASABKAkSDQoFYWRkZWQYAiABKA0SEAoIZXhhbXBsZXMYAyADKAkihgEKEFJhbmtUb29sc1JlcXVlc3QSDwoHbWVzc2FnZRgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEg0KBXRvcF9rGAMgASgNEiwKBXRvb2xzGAQgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiJIChFSYW5rVG9vbHNSZXNwb25zZRIzCgpjYW5kaWRhdGVzGAEgAygLMh8uc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlIhsKCk1jcFNlc3Npb24SDQoFdG9vbHMYASADKAki/gIKEFJlZ2lzdGVyZWRTZXJ2ZXISDAoEbmFtZRgBIAEoCRILCgN1cmwYAiABKAkSDAoEcG9vbBgDIAEoCRIPCgdkb21haW5zGAQgAygJEg8KB3RlbmFudHMYBSADKAkSNAoFdHJ1c3QYBiABKA4yJS5zd2l0Y2h5YXJkLnYxLlJlZ2lzdGVyZWRTZXJ2ZXIuVHJ1c3QSPQoHaGVhZGVycxgHIAMoCzIsLnN3aXRjaHlhcmQudjEuUmVnaXN0ZXJlZFNlcnZlci5IZWFkZXJzRW50cnkSFQoNcmVnaXN0ZXJlZF9ieRgIIAEoCRIxCg1yZWdpc3RlcmVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRjb3JlGAogAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIiIKBVRydXN0Eg0KCUZJUlNUX1VTRRAAEgoKBlJFVklFVxABIkcKE0xpc3RTZXJ2ZXJzUmVzcG9uc2USMAoHc2VydmVycxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUmVnaXN0ZXJlZFNlcnZlciJ3ChZSZWdpc3RlclNlcnZlclJlc3BvbnNlEi8KBnNlcnZlchgBIAEoCzIfLnN3aXRjaHlhcmQudjEuUmVnaXN0ZXJlZFNlcnZlchIsCgV0b29scxgCIAMoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24yxgUKBlJvdXRlchJCCgVSb3V0ZRIbLnN3aXRjaHlhcmQudjEuUm91dGVSZXF1ZXN0Ghwuc3dpdGNoeWFyZC52MS5Sb3V0ZVJlc3BvbnNlElcKDFN1Ym1pdFBhY2tldBIiLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVxdWVzdBojLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVzcG9uc2USUwoKU3VibWl0Q2FsbBIgLnN3aXRjaHlhcmQudjEuU3VibWl0Q2FsbFJlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlc3BvbnNlEkMKCUdldFBhY2tldBIfLnN3aXRjaHlhcmQudjEuR2V0UGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0EksKDUFwcHJvdmVQYWNrZXQSIy5zd2l0Y2h5YXJkLnYxLkFwcHJvdmVQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSRQoKRGVueVBhY2tldBIgLnN3aXRjaHlhcmQudjEuRGVueVBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJOCglMaXN0VG9vbHMSHy5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1JlcXVlc3QaIC5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1Jlc3BvbnNlEksKCEZlZWRiYWNrEh4uc3dpdGNoeWFyZC52MS5GZWVkYmFja1JlcXVlc3QaHy5zd2l0Y2h5YXJkLnYxLkZlZWRiYWNrUmVzcG9uc2USVAoLQWRkRXhhbXBsZXMSIS5zd2l0Y2h5YXJkLnYxLkFkZEV4YW1wbGVzUmVxdWVzdBoiLnN3aXRjaHlhcmQudjEuQWRkRXhhbXBsZXNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchyard_v1_packet]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSJkChRFbmNvZGVkUm91dGVSZXNwb25zZRI6CgpjYW5kaWRhdGVzGAEgAygLMiYuc3dpdGNoeWFyZC52MS5FbmNvZGVkUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSJuChdFbmNvZGVkUm91dGluZ0NhbmRpZGF0ZRIMCgR0b29sGAEgASgMEg0KBXNjb3JlGAIgASgBEjYKBnNvdXJjZRgDIAEoDjImLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZS5Tb3VyY2UiqwEKE1N1Ym1pdFBhY2tldFJlcXVlc3QSDwoHbWVzc2FnZRgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEiQKB2hpc3RvcnkYAyADKAsyEy5zd2l0Y2h5YXJkLnYxLlR1cm4SDQoFdG9vbHMYBCADKAkSEQoEd2FpdBgFIAEoCEgAiAEBEg0KBXBvb2xzGAYgAygJEg8KB2RvbWFpbnMYByADKAlCBwoFX3dhaXQijgEKEVN1Ym1pdENhbGxSZXF1ZXN0EgwKBHRvb2wYASABKAkSKgoJYXJndW1lbnRzGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdtZXNzYWdlGAMgASgJEhIKCnNlc3Npb25faWQYBCABKAkSEQoEd2FpdBgFIAEoCEgAiAEBQgcKBV93YWl0ImIKFFN1Ym1pdFBhY2tldFJlc3BvbnNlEhEKCXBhY2tldF9pZBgBIAEoCRIQCghmaW5pc2hlZBgCIAEoCBIlCgZwYWNrZXQYAyABKAsyFS5zd2l0Y2h5YXJkLnYxLlBhY2tldCIlChBHZXRQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCSI8ChRBcHByb3ZlUGFja2V0UmVxdWVzdBIRCglwYWNrZXRfaWQYASABKAkSEQoJY2FsbF9oYXNoGAIgASgJIjYKEURlbnlQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiEgoQTGlzdFRvb2xzUmVxdWVzdCJBChFMaXN0VG9vbHNSZXNwb25zZRIsCgV0b29scxgBIAMoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24iVAoPRmVlZGJhY2tSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIUCgdjb3JyZWN0GAIgASgISACIAQESDAoEdG9vbBgDIAEoCUIKCghfY29ycmVjdCJcChBGZWVkYmFja1Jlc3BvbnNlEhEKCXBhY2tldF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRIUCgxyZW1vdmVkX2Zyb20YAyABKAkSEAoIYWRkZWRfdG8YBCABKAkiNAoSQWRkRXhhbXBsZXNSZXF1ZXN0EgwKBHRvb2wYASABKAkSEAoIZXhhbXBsZXMYAiADKAkiRAoTQWRkRXhhbXBsZXNSZXNwb25zZRIMCgR0b29sGAEgASgJEg0KBWFkZGVkGAIgASgNEhAKCGV4YW1wbGVzGAMgAygJIoYBChBSYW5rVG9vbHNSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRIsCgV0b29scxgEIAMoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24iSAoRUmFua1Rvb2xzUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZSIbCgpNY3BTZXNzaW9uEg0KBXRvb2xzGAEgAygJIv4CChBSZWdpc3RlcmVkU2VydmVyEgwKBG5hbWUYASABKAkSCwoDdXJsGAIgASgJEgwKBHBvb2wYAyABKAkSDwoHZG9tYWlucxgEIAMoCRIPCgd0ZW5hbnRzGAUgAygJEjQKBXRydXN0GAYgASgOMiUuc3dpdGNoeWFyZC52MS5SZWdpc3RlcmVkU2VydmVyLlRydXN0Ej0KB2hlYWRlcnMYByADKAsyLC5zd2l0Y2h5YXJkLnYxLlJlZ2lzdGVyZWRTZXJ2ZXIuSGVhZGVyc0VudHJ5EhUKDXJlZ2lzdGVyZWRfYnkYCCABKAkSMQoNcmVnaXN0ZXJlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEY29yZRgKIAMoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIiCgVUcnVzdBINCglGSVJTVF9VU0UQABIKCgZSRVZJRVcQASJHChNMaXN0U2VydmVyc1Jlc3BvbnNlEjAKB3NlcnZlcnMYASADKAsyHy5zd2l0Y2h5YXJkLnYxLlJlZ2lzdGVyZWRTZXJ2ZXIidwoWUmVnaXN0ZXJTZXJ2ZXJSZXNwb25zZRIvCgZzZXJ2ZXIYASABKAsyHy5zd2l0Y2h5YXJkLnYxLlJlZ2lzdGVyZWRTZXJ2ZXISLAoFdG9vbHMYAiADKAsyHS5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uMsYFCgZSb3V0ZXISQgoFUm91dGUSGy5zd2l0Y2h5YXJkLnYxLlJvdXRlUmVxdWVzdBocLnN3aXRjaHlhcmQudjEuUm91dGVSZXNwb25zZRJXCgxTdWJtaXRQYWNrZXQSIi5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlc3BvbnNlElMKClN1Ym1pdENhbGwSIC5zd2l0Y2h5YXJkLnYxLlN1Ym1pdENhbGxSZXF1ZXN0GiMuc3dpdGNoeWFyZC52MS5TdWJtaXRQYWNrZXRSZXNwb25zZRJDCglHZXRQYWNrZXQSHy5zd2l0Y2h5YXJkLnYxLkdldFBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJLCg1BcHByb3ZlUGFja2V0EiMuc3dpdGNoeWFyZC52MS5BcHByb3ZlUGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0EkUKCkRlbnlQYWNrZXQSIC5zd2l0Y2h5YXJkLnYxLkRlbnlQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSTgoJTGlzdFRvb2xzEh8uc3dpdGNoeWFyZC52MS5MaXN0VG9vbHNSZXF1ZXN0GiAuc3dpdGNoeWFyZC52MS5MaXN0VG9vbHNSZXNwb25zZRJLCghGZWVkYmFjaxIeLnN3aXRjaHlhcmQudjEuRmVlZGJhY2tSZXF1ZXN0Gh8uc3dpdGNoeWFyZC52MS5GZWVkYmFja1Jlc3BvbnNlElQKC0FkZEV4YW1wbGVzEiEuc3dpdGNoeWFyZC52MS5BZGRFeGFtcGxlc1JlcXVlc3QaIi5zd2l0Y2h5YXJkLnYxLkFkZEV4YW1wbGVzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchyard_v1_packet]);
 
 /**
  * @generated from message switchyard.v1.RouteRequest
@@ -92,6 +92,62 @@ export const RouteResponseSchema: GenMessage<RouteResponse> = /*@__PURE__*/
   messageDesc(file_switchyard_v1_router, 1);
 
 /**
+ * A RouteResponse as the router sends it and the gateway reads it: the same fields under
+ * the same numbers, each candidate's tool left as the encoded bytes of its ToolDefinition
+ * (an embedded message is a length and its bytes either way). The router encodes a tool
+ * once, not on every route, and a gateway decodes it once (packet's route-response.ts).
+ *
+ * @generated from message switchyard.v1.EncodedRouteResponse
+ */
+export type EncodedRouteResponse = Message<"switchyard.v1.EncodedRouteResponse"> & {
+  /**
+   * @generated from field: repeated switchyard.v1.EncodedRoutingCandidate candidates = 1;
+   */
+  candidates: EncodedRoutingCandidate[];
+
+  /**
+   * @generated from field: repeated string warnings = 2;
+   */
+  warnings: string[];
+};
+
+/**
+ * Describes the message switchyard.v1.EncodedRouteResponse.
+ * Use `create(EncodedRouteResponseSchema)` to create a new message.
+ */
+export const EncodedRouteResponseSchema: GenMessage<EncodedRouteResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 2);
+
+/**
+ * A RoutingCandidate with its tool as the bytes of its ToolDefinition.
+ *
+ * @generated from message switchyard.v1.EncodedRoutingCandidate
+ */
+export type EncodedRoutingCandidate = Message<"switchyard.v1.EncodedRoutingCandidate"> & {
+  /**
+   * @generated from field: bytes tool = 1;
+   */
+  tool: Uint8Array;
+
+  /**
+   * @generated from field: double score = 2;
+   */
+  score: number;
+
+  /**
+   * @generated from field: switchyard.v1.RoutingCandidate.Source source = 3;
+   */
+  source: RoutingCandidate_Source;
+};
+
+/**
+ * Describes the message switchyard.v1.EncodedRoutingCandidate.
+ * Use `create(EncodedRoutingCandidateSchema)` to create a new message.
+ */
+export const EncodedRoutingCandidateSchema: GenMessage<EncodedRoutingCandidate> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 3);
+
+/**
  * @generated from message switchyard.v1.SubmitPacketRequest
  */
 export type SubmitPacketRequest = Message<"switchyard.v1.SubmitPacketRequest"> & {
@@ -138,7 +194,7 @@ export type SubmitPacketRequest = Message<"switchyard.v1.SubmitPacketRequest"> &
  * Use `create(SubmitPacketRequestSchema)` to create a new message.
  */
 export const SubmitPacketRequestSchema: GenMessage<SubmitPacketRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 2);
+  messageDesc(file_switchyard_v1_router, 4);
 
 /**
  * @generated from message switchyard.v1.SubmitCallRequest
@@ -179,7 +235,7 @@ export type SubmitCallRequest = Message<"switchyard.v1.SubmitCallRequest"> & {
  * Use `create(SubmitCallRequestSchema)` to create a new message.
  */
 export const SubmitCallRequestSchema: GenMessage<SubmitCallRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 3);
+  messageDesc(file_switchyard_v1_router, 5);
 
 /**
  * @generated from message switchyard.v1.SubmitPacketResponse
@@ -208,7 +264,7 @@ export type SubmitPacketResponse = Message<"switchyard.v1.SubmitPacketResponse">
  * Use `create(SubmitPacketResponseSchema)` to create a new message.
  */
 export const SubmitPacketResponseSchema: GenMessage<SubmitPacketResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 4);
+  messageDesc(file_switchyard_v1_router, 6);
 
 /**
  * @generated from message switchyard.v1.GetPacketRequest
@@ -225,7 +281,7 @@ export type GetPacketRequest = Message<"switchyard.v1.GetPacketRequest"> & {
  * Use `create(GetPacketRequestSchema)` to create a new message.
  */
 export const GetPacketRequestSchema: GenMessage<GetPacketRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 5);
+  messageDesc(file_switchyard_v1_router, 7);
 
 /**
  * @generated from message switchyard.v1.ApprovePacketRequest
@@ -250,7 +306,7 @@ export type ApprovePacketRequest = Message<"switchyard.v1.ApprovePacketRequest">
  * Use `create(ApprovePacketRequestSchema)` to create a new message.
  */
 export const ApprovePacketRequestSchema: GenMessage<ApprovePacketRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 6);
+  messageDesc(file_switchyard_v1_router, 8);
 
 /**
  * @generated from message switchyard.v1.DenyPacketRequest
@@ -272,7 +328,7 @@ export type DenyPacketRequest = Message<"switchyard.v1.DenyPacketRequest"> & {
  * Use `create(DenyPacketRequestSchema)` to create a new message.
  */
 export const DenyPacketRequestSchema: GenMessage<DenyPacketRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 7);
+  messageDesc(file_switchyard_v1_router, 9);
 
 /**
  * @generated from message switchyard.v1.ListToolsRequest
@@ -285,7 +341,7 @@ export type ListToolsRequest = Message<"switchyard.v1.ListToolsRequest"> & {
  * Use `create(ListToolsRequestSchema)` to create a new message.
  */
 export const ListToolsRequestSchema: GenMessage<ListToolsRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 8);
+  messageDesc(file_switchyard_v1_router, 10);
 
 /**
  * @generated from message switchyard.v1.ListToolsResponse
@@ -302,7 +358,7 @@ export type ListToolsResponse = Message<"switchyard.v1.ListToolsResponse"> & {
  * Use `create(ListToolsResponseSchema)` to create a new message.
  */
 export const ListToolsResponseSchema: GenMessage<ListToolsResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 9);
+  messageDesc(file_switchyard_v1_router, 11);
 
 /**
  * @generated from message switchyard.v1.FeedbackRequest
@@ -333,7 +389,7 @@ export type FeedbackRequest = Message<"switchyard.v1.FeedbackRequest"> & {
  * Use `create(FeedbackRequestSchema)` to create a new message.
  */
 export const FeedbackRequestSchema: GenMessage<FeedbackRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 10);
+  messageDesc(file_switchyard_v1_router, 12);
 
 /**
  * @generated from message switchyard.v1.FeedbackResponse
@@ -371,7 +427,7 @@ export type FeedbackResponse = Message<"switchyard.v1.FeedbackResponse"> & {
  * Use `create(FeedbackResponseSchema)` to create a new message.
  */
 export const FeedbackResponseSchema: GenMessage<FeedbackResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 11);
+  messageDesc(file_switchyard_v1_router, 13);
 
 /**
  * @generated from message switchyard.v1.AddExamplesRequest
@@ -397,7 +453,7 @@ export type AddExamplesRequest = Message<"switchyard.v1.AddExamplesRequest"> & {
  * Use `create(AddExamplesRequestSchema)` to create a new message.
  */
 export const AddExamplesRequestSchema: GenMessage<AddExamplesRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 12);
+  messageDesc(file_switchyard_v1_router, 14);
 
 /**
  * @generated from message switchyard.v1.AddExamplesResponse
@@ -429,7 +485,7 @@ export type AddExamplesResponse = Message<"switchyard.v1.AddExamplesResponse"> &
  * Use `create(AddExamplesResponseSchema)` to create a new message.
  */
 export const AddExamplesResponseSchema: GenMessage<AddExamplesResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 13);
+  messageDesc(file_switchyard_v1_router, 15);
 
 /**
  * Ranks tools the caller brings, not the catalog's: the tools of an OpenAI
@@ -467,7 +523,7 @@ export type RankToolsRequest = Message<"switchyard.v1.RankToolsRequest"> & {
  * Use `create(RankToolsRequestSchema)` to create a new message.
  */
 export const RankToolsRequestSchema: GenMessage<RankToolsRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 14);
+  messageDesc(file_switchyard_v1_router, 16);
 
 /**
  * @generated from message switchyard.v1.RankToolsResponse
@@ -487,7 +543,7 @@ export type RankToolsResponse = Message<"switchyard.v1.RankToolsResponse"> & {
  * Use `create(RankToolsResponseSchema)` to create a new message.
  */
 export const RankToolsResponseSchema: GenMessage<RankToolsResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 15);
+  messageDesc(file_switchyard_v1_router, 17);
 
 /**
  * What the MCP door remembers of a session (an MCP client's conversation), in the
@@ -508,7 +564,7 @@ export type McpSession = Message<"switchyard.v1.McpSession"> & {
  * Use `create(McpSessionSchema)` to create a new message.
  */
 export const McpSessionSchema: GenMessage<McpSession> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 16);
+  messageDesc(file_switchyard_v1_router, 18);
 
 /**
  * An MCP server registered at run time (POST /v1/servers), in the switchyard-servers
@@ -591,7 +647,7 @@ export type RegisteredServer = Message<"switchyard.v1.RegisteredServer"> & {
  * Use `create(RegisteredServerSchema)` to create a new message.
  */
 export const RegisteredServerSchema: GenMessage<RegisteredServer> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 17);
+  messageDesc(file_switchyard_v1_router, 19);
 
 /**
  * How the server's tools are first taken into the catalog.
@@ -619,7 +675,7 @@ export enum RegisteredServer_Trust {
  * Describes the enum switchyard.v1.RegisteredServer.Trust.
  */
 export const RegisteredServer_TrustSchema: GenEnum<RegisteredServer_Trust> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_router, 17, 0);
+  enumDesc(file_switchyard_v1_router, 19, 0);
 
 /**
  * @generated from message switchyard.v1.ListServersResponse
@@ -636,7 +692,7 @@ export type ListServersResponse = Message<"switchyard.v1.ListServersResponse"> &
  * Use `create(ListServersResponseSchema)` to create a new message.
  */
 export const ListServersResponseSchema: GenMessage<ListServersResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 18);
+  messageDesc(file_switchyard_v1_router, 20);
 
 /**
  * POST /v1/servers: the server as registered (header values redacted), and the tools
@@ -661,7 +717,7 @@ export type RegisterServerResponse = Message<"switchyard.v1.RegisterServerRespon
  * Use `create(RegisterServerResponseSchema)` to create a new message.
  */
 export const RegisterServerResponseSchema: GenMessage<RegisterServerResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 19);
+  messageDesc(file_switchyard_v1_router, 21);
 
 /**
  * @generated from service switchyard.v1.Router
