@@ -8,8 +8,12 @@ import { findQuotes, maskQuotes, straightenQuotes } from "./quotes.js";
 import { hasKnownExtension, tokenKind, trimToken } from "./tokens.js";
 import type { TokenKind } from "./tokens.js";
 
+// ASCII only: every character lower-cases to one character, so the whole string can go at once.
+const NON_ASCII = /[^\p{ASCII}]/u;
+
 /** Lower-cases code point by code point, leaving any character whose lower case has another length ("İ"). */
 export function lowerSameLength(text: string): string {
+  if (!NON_ASCII.test(text)) return text.toLowerCase();
   return Array.from(text, (c) => {
     const lower = c.toLowerCase();
     return lower.length === c.length ? lower : c;
