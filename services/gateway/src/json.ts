@@ -1,7 +1,7 @@
 import { create, toJson } from "@bufbuild/protobuf";
-import type { DescMessage, JsonValue, MessageShape } from "@bufbuild/protobuf";
-import { ListToolsResponseSchema, packetToJson, SubmitPacketResponseSchema } from "@switchyard/packet";
-import type { ListToolsResponse, Packet, SubmitPacketResponse, ToolDefinition } from "@switchyard/packet";
+import type { DescMessage, JsonObject, JsonValue, MessageShape } from "@bufbuild/protobuf";
+import { ListToolsResponseSchema, packetToJson, RouteResponseSchema, SubmitPacketResponseSchema, ToolDefinitionSchema } from "@switchyard/packet";
+import type { ListToolsResponse, Packet, RouteResponse, SubmitPacketResponse, ToolDefinition } from "@switchyard/packet";
 
 /**
  * The API's answers as protobuf messages (what gRPC sends) and in the proto3
@@ -32,6 +32,33 @@ export function listToolsResponse(tools: ToolDefinition[]): ListToolsResponse {
 /** Any response message in the proto3 JSON mapping, every field present. */
 export function messageJson<Desc extends DescMessage>(desc: Desc, message: MessageShape<Desc>): JsonValue {
   return toJson(desc, message, JSON_OPTIONS);
+}
+
+/**
+ * Each routed tool's JSON, made once: a gateway's route answers share their definitions
+ * (packet's RouteResponseReader), which nobody changes, and a definition with its input
+ * schema was most of a route's JSON to make.
+ */
+const toolJsons = new WeakMap<ToolDefinition, JsonValue>();
+
+/** A route's answer as messageJson makes it, each candidate's tool from toolJsons. */
+export function routeJson(response: RouteResponse): JsonValue {
+  const bare = create(RouteResponseSchema, { warnings: response.warnings, candidates: response.candidates.map(({ score, source }) => ({ score, source })) });
+  const json = messageJson(RouteResponseSchema, bare) as { candidates: JsonObject[] };
+  json.candidates = json.candidates.map((candidate, i) => {
+    const tool = response.candidates[i]!.tool;
+    return tool ? { tool: toolJson(tool), ...candidate } : candidate;
+  });
+  return json;
+}
+
+function toolJson(tool: ToolDefinition): JsonValue {
+  let json = toolJsons.get(tool);
+  if (json === undefined) {
+    json = messageJson(ToolDefinitionSchema, tool);
+    toolJsons.set(tool, json);
+  }
+  return json;
 }
 
 export function listToolsJson(tools: ToolDefinition[]): JsonValue {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { AddExamplesRequestSchema, AddExamplesResponseSchema, ListToolsResponseSchema, RouteRequestSchema, RouteResponseSchema, ToolDefinitionSchema } from "@switchyard/packet";
 import type { GatewayDeps } from "./deps.js";
-import { listToolsJson, messageJson } from "./json.js";
+import { listToolsJson, messageJson, routeJson } from "./json.js";
 import { protoRequest, requestSchemas } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
 import { errorResponse, protoResponse } from "./response-schemas.js";
@@ -29,7 +29,7 @@ export function toolRoutes(deps: Pick<GatewayDeps, "route" | "listTools" | "addE
           },
         },
       },
-      async (request) => messageJson(RouteResponseSchema, await deps.route(request.tenant, protoRequest(RouteRequestSchema, request.body))),
+      async (request) => routeJson(await deps.route(request.tenant, protoRequest(RouteRequestSchema, request.body))),
     );
 
     app.get(

@@ -1,12 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { InjectOptions } from "fastify";
-import { Turn_Role } from "@switchyard/packet";
+import { create } from "@bufbuild/protobuf";
+import { RouteRequestSchema, RouteResponseSchema, Turn_Role } from "@switchyard/packet";
 import { processMetrics } from "@switchyard/telemetry";
 import { promSample } from "@switchyard/test-fixtures";
 import { buildApp } from "../src/app.js";
 import { localAuthenticator } from "../src/auth.js";
 import { GatewayError } from "../src/deps.js";
+import { messageJson } from "../src/json.js";
 import { CATALOG, InMemoryGatewayDeps, NEEDS_APPROVAL } from "./in-memory-deps.js";
 
 const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth: localAuthenticator };
@@ -142,6 +144,16 @@ describe("gateway http - packets", () => {
 });
 
 describe("gateway http - route and tools", () => {
+  it("gateway http - a route's JSON is its RouteResponse in the proto3 JSON mapping, tools made once or not", async () => {
+    const { deps, app } = setup();
+    deps.routeWarnings = ["the embedder failed; routed by keywords"];
+    const body = { message: "read a file", topK: 3 };
+    const answers = [await app.inject(json("POST", "/v1/route", body)), await app.inject(json("POST", "/v1/route", body))];
+    const expected = messageJson(RouteResponseSchema, await deps.route(deps.routedTenants[0]!, create(RouteRequestSchema, body)));
+    assert.equal((expected as { candidates: unknown[] }).candidates.length, 3);
+    for (const res of answers) assert.deepEqual(res.json(), expected);
+  });
+
   it("gateway http - POST /v1/route returns RouteResponse JSON and hands over topK and the allow-list", async () => {
     const { deps, app } = setup();
     const res = await app.inject(
