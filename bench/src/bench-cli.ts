@@ -32,7 +32,7 @@ async function run(args: BenchArgs): Promise<BenchRun> {
     case "route-http":
       return benchRouteHttp({ sizes: args.sizes, duration: args.duration, connections: args.connections, cpuProfDir: args.cpuProf, log });
     case "packet-e2e":
-      return benchPacketE2e({ sizes: args.sizes, duration: args.duration, connections: args.connections, cpuProfDir: args.cpuProf, log });
+      return benchPacketE2e({ sizes: args.sizes, duration: args.duration, connections: args.connections, cpuProfDir: args.cpuProf, nodeOptions: args.nodeOptions, log });
     case "mcp-doors":
       return benchMcpDoors({ duration: args.duration, connections: args.connections, log });
     case "tracing-cost":

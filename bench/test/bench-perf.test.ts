@@ -28,6 +28,8 @@ describe("bench-perf", () => {
     assert.equal(parseBenchArgs(["--help"]).help, true);
     assert.equal(parseBenchArgs(["packet-e2e", "--cpu-prof", "/tmp/profiles"]).cpuProf, "/tmp/profiles");
     assert.equal(parseBenchArgs(["packet-e2e"]).cpuProf, undefined);
+    assert.deepEqual(parseBenchArgs(["packet-e2e", "--node-options", " --max-semi-space-size=16  --no-opt"]).nodeOptions, ["--max-semi-space-size=16", "--no-opt"]);
+    assert.equal(parseBenchArgs(["packet-e2e"]).nodeOptions, undefined);
     const soak = parseBenchArgs(["soak"]);
     assert.deepEqual([soak.duration, soak.connections, soak.rate, soak.fraction], [600, 16, undefined, 0.8]);
     assert.equal(parseBenchArgs(["soak", "--rate", "104.5"]).rate, 104.5);

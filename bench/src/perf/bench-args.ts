@@ -27,6 +27,8 @@ export interface BenchArgs {
   cpuProf?: string;
   /** soak: where the services' heap snapshots go; undefined: none are taken. */
   heapSnapshots?: string;
+  /** packet-e2e: Node options for every service, after the fleet's own (SERVICE_NODE_ARGS), which they override. */
+  nodeOptions?: string[];
   help: boolean;
 }
 
@@ -44,6 +46,7 @@ export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [opt
                  --duration <s> (default 60)  --connections <n> (default 16)
                  --sizes <n,...>     also with n dataset and synthetic tools in the catalog beside the MCP servers' (default none)
                  --cpu-prof <dir>    a V8 CPU profile of each service there (sum them up: pnpm profile <dir> --packets N)
+                 --node-options "<options>"  Node options for every service, after (and over) the fleet's own
   tracing-cost   packet-e2e with tracing off and on (OTLP/HTTP to a local receiver)
                  --duration <s> (default 20)  --connections <n> (default 16)  --rounds <n> (default 2)
   tracing        wall time per packet hop with the OpenTelemetry SDK disabled, without an endpoint, exporting
@@ -74,6 +77,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       rounds: { type: "string" },
       "cpu-prof": { type: "string" },
       "heap-snapshots": { type: "string" },
+      "node-options": { type: "string" },
       rate: { type: "string" },
       fraction: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
@@ -100,6 +104,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     fraction: values.fraction === undefined ? base.fraction : positive(values.fraction, "--fraction", 1),
     ...(values["cpu-prof"] === undefined ? {} : { cpuProf: values["cpu-prof"] }),
     ...(values["heap-snapshots"] === undefined ? {} : { heapSnapshots: values["heap-snapshots"] }),
+    ...(values["node-options"] === undefined ? {} : { nodeOptions: values["node-options"].split(/\s+/).filter(Boolean) }),
     help: values.help,
   };
 }

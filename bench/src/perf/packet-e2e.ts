@@ -32,6 +32,8 @@ export interface PacketE2eOptions {
   connections: number;
   /** Where each service writes a V8 CPU profile as it stops; undefined: none. */
   cpuProfDir?: string | undefined;
+  /** Node options for every service, after the fleet's own (SERVICE_NODE_ARGS); named in each row. */
+  nodeOptions?: readonly string[] | undefined;
   log: (line: string) => void;
 }
 
@@ -61,7 +63,8 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
   const added = catalog?.length ?? 0;
   options.log(`packet-e2e: starting nats-server and the six services${added ? ` with ${added} tools added to the catalog` : ""}`);
   // With --cpu-prof, each service writes a V8 CPU profile there when it stops (`pnpm profile <dir> --packets N`).
-  const fleet = await startPacketFleet({}, catalog, cpuProfileArgs(options.cpuProfDir));
+  const nodeArgs = [...(options.nodeOptions ?? []), ...(cpuProfileArgs(options.cpuProfDir) ?? [])];
+  const fleet = await startPacketFleet({}, catalog, nodeArgs.length > 0 ? nodeArgs : undefined);
   // Started one by one inside the try, so that a failure stops whatever did start.
   let floor: HopFloor | undefined;
   let mcp: McpAlone | undefined;
@@ -86,7 +89,7 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
       const cpu = { ours: packed.cpuMs / Math.max(1, packets.completed), floor: relayed.cpuMs / Math.max(1, hops.completed) };
       const row = (path: string, figures: LoadFigures): BenchResult => ({
         bench: "packet-e2e",
-        config: { path, "added tools": added, connections, seconds: options.duration, failed: figures.failed },
+        config: { path, "added tools": added, ...(options.nodeOptions?.length ? { "node options": options.nodeOptions.join(" ") } : {}), connections, seconds: options.duration, failed: figures.failed },
         p50Ms: figures.p50Ms,
         p99Ms: figures.p99Ms,
         throughput: figures.throughput,
