@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { SERVICE_NODE_ARGS, SERVICES } from "@switchyard/fleet";
+import { SERVICES } from "@switchyard/fleet";
 import type { ServiceName } from "@switchyard/fleet";
 import { fleetSkipReason, startTestFleet } from "./harness.js";
 import type { TestFleet } from "./harness.js";
@@ -86,16 +86,8 @@ describe("service bundles", { skip: fleetSkipReason() }, () => {
       assert.ok(JSON.stringify(result?.value).includes(JSON.stringify(content).slice(1, -1)), "the file's real content is not in the packet");
       for (const name of SERVICES) {
         const spawnargs = t.fleet.processes.get(name)!.child.spawnargs;
-        assert.deepEqual(spawnargs.slice(1), [...SERVICE_NODE_ARGS, "dist/main.js"], `${name} did not run from its bundle`);
+        assert.deepEqual(spawnargs.slice(1), ["dist/main.js"], `${name} did not run from its bundle`);
       }
     });
-  });
-});
-
-describe("service image", () => {
-  it("bundles - the image starts a service with the fleet's node options (SERVICE_NODE_ARGS)", () => {
-    const cmd = readFileSync(join(REPO_ROOT, "deploy/Dockerfile"), "utf8").match(/^CMD (\[.*\])$/m)?.[1];
-    assert.ok(cmd, "deploy/Dockerfile has no CMD in exec form");
-    assert.deepEqual(JSON.parse(cmd), ["node", ...SERVICE_NODE_ARGS, "dist/main.js"]);
   });
 });

@@ -27,7 +27,7 @@ export interface BenchArgs {
   cpuProf?: string;
   /** soak: where the services' heap snapshots go; undefined: none are taken. */
   heapSnapshots?: string;
-  /** packet-e2e: Node options for every service, after the fleet's own (SERVICE_NODE_ARGS), which they override. */
+  /** packet-e2e: Node options for every service. */
   nodeOptions?: string[];
   help: boolean;
 }
@@ -46,7 +46,7 @@ export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [opt
                  --duration <s> (default 60)  --connections <n> (default 16)
                  --sizes <n,...>     also with n dataset and synthetic tools in the catalog beside the MCP servers' (default none)
                  --cpu-prof <dir>    a V8 CPU profile of each service there (sum them up: pnpm profile <dir> --packets N)
-                 --node-options "<options>"  Node options for every service, after (and over) the fleet's own
+                 --node-options "<options>"  Node options for every service (V8 flags to compare, say)
   tracing-cost   packet-e2e with tracing off and on (OTLP/HTTP to a local receiver)
                  --duration <s> (default 20)  --connections <n> (default 16)  --rounds <n> (default 2)
   tracing        wall time per packet hop with the OpenTelemetry SDK disabled, without an endpoint, exporting

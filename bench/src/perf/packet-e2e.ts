@@ -32,7 +32,7 @@ export interface PacketE2eOptions {
   connections: number;
   /** Where each service writes a V8 CPU profile as it stops; undefined: none. */
   cpuProfDir?: string | undefined;
-  /** Node options for every service, after the fleet's own (SERVICE_NODE_ARGS); named in each row. */
+  /** Node options for every service; named in each row. */
   nodeOptions?: readonly string[] | undefined;
   log: (line: string) => void;
 }

@@ -10,16 +10,6 @@ export type ServiceName = (typeof SERVICES)[number];
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 /**
- * Node options every service runs with, here and in its image (deploy/Dockerfile's CMD,
- * held equal by test/service-bundles.test.ts). A young generation of twice V8's default
- * (16 MB semi-spaces on 64-bit): a stage decodes and re-encodes a packet on every hop,
- * and most of what that allocates dies young; with room for it, fewer scavenges run and
- * less is promoted. packet-e2e's packets at 16 connections: 13 % less CPU per packet
- * (docs/performance.md, "The young generation").
- */
-export const SERVICE_NODE_ARGS = ["--max-semi-space-size=32"] as const;
-
-/**
  * The environment of a fleet started on this machine for a test or a benchmark:
  * free ports on loopback, info logs (the services' "ready" line is one), and the
  * repository's switchyard.yaml serving `workspace`, with the MCP servers' and the
@@ -49,7 +39,7 @@ export interface FleetOptions {
   env?: Record<string, string>;
   /** Environment per service. */
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
-  /** Node options before each service's script, after SERVICE_NODE_ARGS, e.g. `--cpu-prof` for a profile of each process. @default none */
+  /** Node options before each service's script, e.g. `--cpu-prof` for a profile of each process. @default none */
   nodeArgs?: readonly string[];
   /** Which services to start. @default SERVICES */
   services?: readonly ServiceName[];
@@ -122,7 +112,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
 
   const launch = (name: ServiceName): Promise<ServiceProcess> => {
     const bundle = options.bundles?.[name];
-    const child = spawn(process.execPath, [...SERVICE_NODE_ARGS, ...(options.nodeArgs ?? []), bundle ? "dist/main.js" : `services/${name}/dist/main.js`], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bundle ? "dist/main.js" : `services/${name}/dist/main.js`], {
       cwd: bundle ?? REPO_ROOT,
       env: localModeByDefault({ ...process.env, NATS_URL: options.natsUrl, ...options.env, ...options.serviceEnv?.[name] }),
       stdio: ["ignore", "pipe", "pipe"],
