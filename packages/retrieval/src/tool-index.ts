@@ -73,11 +73,14 @@ export interface SearchOptions {
  */
 export const CONTEXT_WEIGHT = 0.5;
 
-/** The query's stems at weight 1 and its context's at CONTEXT_WEIGHT; a stem said twice, or in both, counts for each time. */
-export function weightedStems(query: string, context: readonly string[] = []): Map<string, number> {
+/**
+ * The query's stems at weight 1 and its context's at CONTEXT_WEIGHT; a stem said twice, or in both, counts for each time.
+ * `stemsOf`: a search's texts split once (`tokenize`), when it also embeds them.
+ */
+export function weightedStems(query: string, context: readonly string[] = [], stemsOf: (text: string) => readonly string[] = tokenize): Map<string, number> {
   const weights = new Map<string, number>();
-  for (const text of context) for (const stem of tokenize(text)) weights.set(stem, (weights.get(stem) ?? 0) + CONTEXT_WEIGHT);
-  for (const stem of tokenize(query)) weights.set(stem, (weights.get(stem) ?? 0) + 1);
+  for (const text of context) for (const stem of stemsOf(text)) weights.set(stem, (weights.get(stem) ?? 0) + CONTEXT_WEIGHT);
+  for (const stem of stemsOf(query)) weights.set(stem, (weights.get(stem) ?? 0) + 1);
   return weights;
 }
 
@@ -335,12 +338,19 @@ export class EmbeddedIndex implements ToolIndex {
 
   async search(query: string, opts: SearchOptions): Promise<ScoredTool[]> {
     const context = opts.context ?? [];
-    const stems = weightedStems(query, context);
+    // each text split once, for BM25, for the lines and for an embedder that reads stems
+    const split = new Map<string, string[]>();
+    const stemsOf = (text: string): string[] => {
+      let stems = split.get(text);
+      if (stems === undefined) split.set(text, (stems = tokenize(text)));
+      return stems;
+    };
+    const stems = weightedStems(query, context, stemsOf);
     if (opts.limit <= 0 || this.size === 0 || stems.size === 0) return [];
-    const lines = requestLines([...context, query].join("\n"));
+    const lines = requestLines([...context, query].join("\n"), stemsOf);
     // one embedder call for the query, its context and its lines: a remote embedder answers a batch as fast as one text
     const texts = [...new Set([query, ...context, ...lines])];
-    const vectors = opts.sparseOnly ? [] : await this.embedder.embed(texts);
+    const vectors = opts.sparseOnly ? [] : await this.embedNow(() => texts, texts.map(stemsOf));
     if (!opts.sparseOnly && vectors.length !== texts.length) {
       throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${texts.length} query texts`);
     }
@@ -355,7 +365,7 @@ export class EmbeddedIndex implements ToolIndex {
       if (r.score > (kept.get(r.tool.name)?.score ?? 0)) kept.set(r.tool.name, r);
     };
     for (const line of lines) {
-      const ranked = this.rank(weightedStems(line), vectorOf(line), { ...opts, limit: LINE_CANDIDATES });
+      const ranked = this.rank(weightedStems(line, [], stemsOf), vectorOf(line), { ...opts, limit: LINE_CANDIDATES });
       for (const r of ranked.top) keepBetter(best, r);
       for (const r of ranked.included) keepBetter(included, r);
     }
@@ -628,11 +638,11 @@ const LINE_CANDIDATES = 2;
  * The lines of a query that has several (the turns of a conversation, a
  * list of requests), each with at least two words; none for a one-line query.
  */
-function requestLines(query: string): string[] {
+function requestLines(query: string, stemsOf: (text: string) => readonly string[]): string[] {
   const lines = query
     .split("\n")
     .map((l) => l.trim())
-    .filter((l) => tokenize(l).length >= 2);
+    .filter((l) => stemsOf(l).length >= 2);
   return lines.length > 1 ? lines : [];
 }
 
