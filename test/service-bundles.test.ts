@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { SERVICES } from "@switchyard/fleet";
+import { SERVICE_NODE_OPTIONS, SERVICES } from "@switchyard/fleet";
 import type { ServiceName } from "@switchyard/fleet";
 import { fleetSkipReason, startTestFleet } from "./harness.js";
 import type { TestFleet } from "./harness.js";
@@ -84,9 +84,12 @@ describe("service bundles", { skip: fleetSkipReason() }, () => {
       const content = readFileSync(join(t.workspace, "notes/todo.md"), "utf8");
       const result = packet.content.dataFields.find((field: { key: string }) => field.key === "tool_result");
       assert.ok(JSON.stringify(result?.value).includes(JSON.stringify(content).slice(1, -1)), "the file's real content is not in the packet");
+      // Run as the image runs them: its CMD, V8 options and all.
+      const cmd = JSON.parse(/^CMD (.*)$/m.exec(readFileSync(join(REPO_ROOT, "deploy/Dockerfile"), "utf8"))![1]!) as string[];
+      assert.deepEqual(cmd, ["node", ...SERVICE_NODE_OPTIONS, "dist/main.js"], "deploy/Dockerfile's CMD and SERVICE_NODE_OPTIONS differ");
       for (const name of SERVICES) {
         const spawnargs = t.fleet.processes.get(name)!.child.spawnargs;
-        assert.deepEqual(spawnargs.slice(1), ["dist/main.js"], `${name} did not run from its bundle`);
+        assert.deepEqual(spawnargs.slice(1), cmd.slice(1), `${name} did not run from its bundle as the image runs it`);
       }
     });
   });

@@ -76,7 +76,7 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
     await floor.run(warm);
     await mcp.run(warm);
     const ours = fleetProcesses(fleet);
-    const theirs = [...floor.pids, ours.get("nats-server")!];
+    const theirs = new Map([...floor.pids.map((pid, i) => [`relay ${i + 1}`, pid] as const), ["nats-server", ours.get("nats-server")!]]);
     const results: BenchResult[] = [];
     const notes = [`CPU per packet summed over ${[...ours.keys()].join(", ")}; the floor's over its ${fleet.hops} relays and nats-server`];
     for (const connections of connectionLevels(options.connections)) {
@@ -84,7 +84,7 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
       options.log(`packet-e2e: ${connections} connection(s), ${options.duration} s of each: ${fleet.hops} bare JetStream hops, the MCP call alone, full packets`);
       const relayed = await cpuDuring(theirs, () => floor!.run(load));
       const alone = await mcp.run(load);
-      const packed = await cpuDuring(ours.values(), () => packetLoad(fleet.url, load));
+      const packed = await cpuDuring(ours, () => packetLoad(fleet.url, load));
       const [hops, packets] = [relayed.value, packed.value];
       const cpu = { ours: packed.cpuMs / Math.max(1, packets.completed), floor: relayed.cpuMs / Math.max(1, hops.completed) };
       const row = (path: string, figures: LoadFigures): BenchResult => ({
@@ -106,6 +106,7 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
         `${at}: ${added ? `${added} tools added: ` : ""}${packets.completed} packets completed in ${options.duration} s, ${packets.lost} lost (not COMPLETED with the tool executed: errors, timeouts, other answers)`,
         `${at}: overhead per hop: (packet p50 ${packets.p50Ms} − hops floor p50 ${hops.p50Ms} − MCP p50 ${alone.p50Ms}) / ${fleet.hops} hops = ${micro((packets.p50Ms - hops.p50Ms - alone.p50Ms) / fleet.hops)} ms`,
         `${at}: CPU ms per packet, ours ${cpu.ours.toFixed(2)} vs the relay's ${cpu.floor.toFixed(2)}: ${rate(cpu.ours / cpu.floor)}×; packets/s ${rate(packets.throughput / hops.throughput)}× the relay's`,
+        `${at}: CPU ms per packet by process: ${perOp(packed.byProcess, packets.completed)}; the relay's: ${perOp(relayed.byProcess, hops.completed)}`,
       );
     }
     notes.push(`the floor's messages weigh ${fleet.packetBytes} bytes, a finished packet as JSON`);
@@ -115,4 +116,9 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
     await floor?.close();
     await fleet.close();
   }
+}
+
+/** "gateway 1.23, intent 0.98, …": each process's CPU ms divided by the operations completed. */
+function perOp(byProcess: ReadonlyMap<string, number>, completed: number): string {
+  return [...byProcess].map(([label, ms]) => `${label} ${(ms / Math.max(1, completed)).toFixed(2)}`).join(", ");
 }

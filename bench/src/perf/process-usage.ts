@@ -71,16 +71,22 @@ export function descendants(pid: number): Map<number, string> {
   return found;
 }
 
-/** Runs `work` and returns what it returned with the CPU ms the processes used meanwhile, summed. */
-export async function cpuDuring<T>(pids: Iterable<number>, work: () => Promise<T>): Promise<{ value: T; cpuMs: number }> {
-  const before = new Map([...pids].map((pid) => [pid, cpuMsOf(pid)]));
+/**
+ * Runs `work` and returns what it returned with the CPU ms the processes (label → pid) used
+ * meanwhile: summed, and each process's own.
+ */
+export async function cpuDuring<T>(
+  processes: ReadonlyMap<string, number>,
+  work: () => Promise<T>,
+): Promise<{ value: T; cpuMs: number; byProcess: Map<string, number> }> {
+  const before = new Map([...processes].map(([label, pid]) => [label, cpuMsOf(pid)]));
   const value = await work();
-  let cpuMs = 0;
-  for (const [pid, start] of before) {
-    const end = cpuMsOf(pid);
-    if (start !== undefined && end !== undefined) cpuMs += end - start;
+  const byProcess = new Map<string, number>();
+  for (const [label, start] of before) {
+    const end = cpuMsOf(processes.get(label)!);
+    if (start !== undefined && end !== undefined) byProcess.set(label, end - start);
   }
-  return { value, cpuMs };
+  return { value, cpuMs: [...byProcess.values()].reduce((sum, ms) => sum + ms, 0), byProcess };
 }
 
 /** How a process's memory moved: its mean RSS over the first and the last `windowMs` of the samples. */

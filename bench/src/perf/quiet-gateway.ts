@@ -9,6 +9,7 @@ import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
+import { SERVICE_NODE_OPTIONS } from "@switchyard/fleet";
 import { REPO_ROOT } from "./bench-fleet.js";
 
 /** The gateway reads the whole catalog before it is ready: long with 100,000 tools. */
@@ -16,7 +17,7 @@ const READY_TIMEOUT_MS = 300_000;
 
 export async function startQuietGateway(natsUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["services/gateway/dist/main.js"], {
+  const child: ChildProcess = spawn(process.execPath, [...SERVICE_NODE_OPTIONS, "services/gateway/dist/main.js"], {
     cwd: REPO_ROOT,
     env: { ...process.env, NATS_URL: natsUrl, AUTH: "none", HTTP_PORT: String(port), HTTP_HOST: "127.0.0.1", GRPC_PORT: "0", LOG_LEVEL: "warn" },
     stdio: ["ignore", "ignore", "inherit"],

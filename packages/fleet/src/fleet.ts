@@ -10,6 +10,16 @@ export type ServiceName = (typeof SERVICES)[number];
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 /**
+ * V8 options every service runs with, here and in deploy/Dockerfile's CMD (a test keeps
+ * the two alike). A packet leaves garbage that outlives a scavenge or two and dies in
+ * the old generation; by default V8 lets that grow to about four times the live heap
+ * before a full collection, so a service's RSS rose by 100–200 MB and fell back every few
+ * minutes under load. Collecting at 1.5 times the live heap keeps it flat within a few
+ * per cent, at the same throughput (docs/performance.md, "soak").
+ */
+export const SERVICE_NODE_OPTIONS = ["--heap-growing-percent=50"] as const;
+
+/**
  * The environment of a fleet started on this machine for a test or a benchmark:
  * free ports on loopback, info logs (the services' "ready" line is one), and the
  * repository's switchyard.yaml serving `workspace`, with the MCP servers' and the
@@ -39,7 +49,7 @@ export interface FleetOptions {
   env?: Record<string, string>;
   /** Environment per service. */
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
-  /** Node options before each service's script, e.g. `--cpu-prof` for a profile of each process. @default none */
+  /** Node options after SERVICE_NODE_OPTIONS (a later option wins), e.g. `--cpu-prof` for a profile of each process. @default none */
   nodeArgs?: readonly string[];
   /** Which services to start. @default SERVICES */
   services?: readonly ServiceName[];
@@ -112,7 +122,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
 
   const launch = (name: ServiceName): Promise<ServiceProcess> => {
     const bundle = options.bundles?.[name];
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bundle ? "dist/main.js" : `services/${name}/dist/main.js`], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_OPTIONS, ...(options.nodeArgs ?? []), bundle ? "dist/main.js" : `services/${name}/dist/main.js`], {
       cwd: bundle ?? REPO_ROOT,
       env: localModeByDefault({ ...process.env, NATS_URL: options.natsUrl, ...options.env, ...options.serviceEnv?.[name] }),
       stdio: ["ignore", "pipe", "pipe"],
