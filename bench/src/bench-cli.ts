@@ -38,7 +38,7 @@ async function run(args: BenchArgs): Promise<BenchRun> {
     case "tracing-cost":
       return benchTracingCost({ duration: args.duration, connections: args.connections, rounds: args.rounds, log });
     case "soak":
-      return benchSoak({ duration: args.duration, connections: args.connections, rate: args.rate, fraction: args.fraction, heapSnapshots: args.heapSnapshots, log });
+      return benchSoak({ duration: args.duration, connections: args.connections, rate: args.rate, fraction: args.fraction, settle: args.settle, heapSnapshots: args.heapSnapshots, log });
   }
 }
 

@@ -31,7 +31,8 @@ describe("bench-perf", () => {
     assert.deepEqual(parseBenchArgs(["packet-e2e", "--node-options", " --max-semi-space-size=16  --no-opt"]).nodeOptions, ["--max-semi-space-size=16", "--no-opt"]);
     assert.equal(parseBenchArgs(["packet-e2e"]).nodeOptions, undefined);
     const soak = parseBenchArgs(["soak"]);
-    assert.deepEqual([soak.duration, soak.connections, soak.rate, soak.fraction], [600, 16, undefined, 0.8]);
+    assert.deepEqual([soak.duration, soak.connections, soak.rate, soak.fraction, soak.settle], [600, 16, undefined, 0.8, 120]);
+    assert.equal(parseBenchArgs(["soak", "--settle", "0"]).settle, 0);
     assert.equal(parseBenchArgs(["soak", "--rate", "104.5"]).rate, 104.5);
     assert.equal(parseBenchArgs(["soak", "--fraction", "0.5"]).fraction, 0.5);
   });
@@ -67,6 +68,7 @@ describe("bench-perf", () => {
     assert.throws(() => parseBenchArgs(["route-http", "packet-e2e"]), /one benchmark at a time/);
     assert.throws(() => parseBenchArgs(["soak", "--fraction", "1.5"]), /--fraction must be a number above 0 and at most 1/);
     assert.throws(() => parseBenchArgs(["soak", "--rate", "0"]), /--rate must be a number above 0, got "0"/);
+    assert.throws(() => parseBenchArgs(["soak", "--settle", "1.5"]), /--settle must be a whole number of at least 0, got "1.5"/);
   });
 
   it("bench-perf - latency summary: nearest-rank p50 and p99 of the samples", () => {

@@ -34,7 +34,7 @@ describe("process-usage", () => {
 
   it("process-usage - this process: its CPU time while it works, as Node counts it, and its memory", { skip: noProc }, async () => {
     const before = process.cpuUsage();
-    const { value, cpuMs } = await cpuDuring([process.pid], async () => {
+    const { value, cpuMs, byProcess } = await cpuDuring(new Map([["this", process.pid]]), async () => {
       // spin until 200 ms of CPU are spent, however busy the machine is
       let spins = 0;
       while (process.cpuUsage(before).user < 200_000) spins++;
@@ -44,6 +44,7 @@ describe("process-usage", () => {
     assert.ok(value > 0);
     // /proc counts clock ticks (10 ms each on Linux)
     assert.ok(Math.abs(cpuMs - (spent.user + spent.system) / 1000) <= 30, `${cpuMs} ms against ${(spent.user + spent.system) / 1000}`);
+    assert.deepEqual([...byProcess], [["this", cpuMs]]);
     assert.ok(rssBytesOf(process.pid)! > 10 * 2 ** 20);
   });
 });

@@ -20,6 +20,8 @@ export interface BenchArgs {
   rate?: number;
   /** soak: the share of saturation to soak at. */
   fraction: number;
+  /** soak: seconds at the soak's rate before memory is sampled, until the fleet's windows have filled. */
+  settle: number;
   /** tracing: packets per round; tracing-cost: rounds of each mode. */
   packets: number;
   rounds: number;
@@ -33,6 +35,12 @@ export interface BenchArgs {
 }
 
 export const DEFAULT_SIZES = [100, 1_000, 10_000, 100_000];
+/**
+ * soak: how long the fleet runs at the soak's rate before its memory is sampled: the packets
+ * stream keeps every hop's message id for its 2-minute duplicate window, so until that has
+ * filled, nats-server's memory rises with it whatever happens after.
+ */
+const SETTLE_SECONDS = 120;
 
 export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [options]
   route-scale    route-only latency, recall@5 and heap as the catalog grows, beside MiniSearch, Orama and wink-bm25
@@ -56,6 +64,8 @@ export const BENCH_USAGE = `Usage: pnpm bench <name> [--json] [--out <dir>] [opt
   soak           packet-e2e's packets at a fixed open-loop rate: lost packets, redeliveries, RSS of every process
                  --duration <s> (default 600)  --rate <packets/s> (default: --fraction of saturation, measured first
                  at --connections, default 16)  --fraction <f> (default 0.8)
+                 --settle <s>        seconds at that rate before the soak's memory is sampled (default 120: the
+                                     packets stream's duplicate window)
                  --heap-snapshots <dir>  each service's live JS heap after the first minute and in the last (snapshots there)
   --json         one JSON object per configuration on stdout (the table goes to stderr)
   --out <dir>    where <bench>-<timestamp>.json goes (default bench/results)`;
@@ -80,6 +90,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       "node-options": { type: "string" },
       rate: { type: "string" },
       fraction: { type: "string" },
+      settle: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -102,6 +113,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     rounds: values.rounds === undefined ? base.rounds : whole(values.rounds, "--rounds", 1),
     ...(values.rate === undefined ? {} : { rate: positive(values.rate, "--rate", Number.POSITIVE_INFINITY) }),
     fraction: values.fraction === undefined ? base.fraction : positive(values.fraction, "--fraction", 1),
+    settle: values.settle === undefined ? base.settle : whole(values.settle, "--settle", 0),
     ...(values["cpu-prof"] === undefined ? {} : { cpuProf: values["cpu-prof"] }),
     ...(values["heap-snapshots"] === undefined ? {} : { heapSnapshots: values["heap-snapshots"] }),
     ...(values["node-options"] === undefined ? {} : { nodeOptions: values["node-options"].split(/\s+/).filter(Boolean) }),
@@ -121,6 +133,7 @@ function defaults(name: BenchName): BenchArgs {
     packets: 2_000,
     rounds: name === "tracing" ? 5 : 2,
     fraction: 0.8,
+    settle: name === "soak" ? SETTLE_SECONDS : 0,
     help: false,
   };
 }

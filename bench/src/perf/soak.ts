@@ -4,7 +4,8 @@
  * run). It reports the packets lost (sent, and not answered COMPLETED with the file
  * read), the JetStream redeliveries of each stage (a tool is called twice only when the
  * executor is handed a packet again), and the resident memory of every process of the
- * fleet, sampled every few seconds: the first minute's mean against the last minute's.
+ * fleet, sampled every few seconds: the first minute's mean against the last minute's,
+ * once the fleet has run at the soak's rate for `settle` seconds.
  * With `heapSnapshots`, also each service's live JavaScript heap after the first minute
  * and in the last, from heap snapshots (heap-snapshot.ts).
  */
@@ -28,6 +29,8 @@ export interface SoakOptions {
   /** Packets per second; undefined: `fraction` of the saturation throughput. */
   rate?: number | undefined;
   fraction: number;
+  /** Seconds at the soak's rate before memory is sampled (its packets count as sent too). */
+  settle: number;
   /** A folder for heap snapshots of the six services, taken at the end of the first window and in the last; none without. */
   heapSnapshots?: string | undefined;
   log: (line: string) => void;
@@ -54,6 +57,12 @@ export async function benchSoak(options: SoakOptions): Promise<BenchRun> {
       results.push(row("saturation (closed loop)", saturation, { connections: options.connections, seconds: SATURATION_SECONDS, failed: saturation.failed, lost: saturation.lost }));
       packetsPerSecond = rate(saturation.throughput * options.fraction);
     }
+    let settled: (LoadFigures & { sent: number }) | undefined;
+    if (options.settle > 0) {
+      options.log(`soak: ${packetsPerSecond} packets/s for ${options.settle} s to settle, before memory is sampled`);
+      settled = await openLoad(() => sendPacket(fleet.url), { rate: packetsPerSecond, duration: options.settle });
+      results.push(row("settle (open loop)", settled, { rate: packetsPerSecond, seconds: options.settle, sent: settled.sent, lost: settled.failed }));
+    }
     const processes = fleetProcesses(fleet);
     const windowMs = Math.min(WINDOW_MS, (options.duration * 1000) / 3);
     const samples = new Map([...processes.keys()].map((name) => [name, [] as { atMs: number; bytes: number }[]]));
@@ -77,9 +86,10 @@ export async function benchSoak(options: SoakOptions): Promise<BenchRun> {
     const redelivered = await redeliveries(fleet.nats.url);
     const growths = [...samples].map(([name, s]) => ({ name, growth: rssGrowth(s, windowMs) }));
     const worst = Math.max(...growths.map((g) => g.growth?.growth ?? 0));
-    const minutes = `the first ${Math.round(windowMs / 1000)} s against the last ${Math.round(windowMs / 1000)} s`;
+    const minutes = `the first ${Math.round(windowMs / 1000)} s against the last ${Math.round(windowMs / 1000)} s${settled ? ` (after ${options.settle} s to settle)` : ""}`;
     const notes = [
       `${soaked.sent} packets sent at ${packetsPerSecond}/s${options.rate === undefined ? ` (${options.fraction} of saturation)` : ""}, ${soaked.completed} completed, ${soaked.failed} lost (not answered COMPLETED with the file read)`,
+      ...(settled ? [`and before them, to settle: ${settled.sent} sent, ${settled.completed} completed, ${settled.failed} lost`] : []),
       `JetStream redeliveries by stage: ${[...redelivered].map(([stage, n]) => `${stage} ${n}`).join(", ")} (a tool is called twice only when the executor's stage redelivers)`,
       `largest RSS growth, ${minutes}: ${(worst * 100).toFixed(1)} %`,
       ...growths.map(({ name, growth }) =>
