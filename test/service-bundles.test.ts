@@ -85,8 +85,7 @@ describe("service bundles", { skip: fleetSkipReason() }, () => {
       const result = packet.content.dataFields.find((field: { key: string }) => field.key === "tool_result");
       assert.ok(JSON.stringify(result?.value).includes(JSON.stringify(content).slice(1, -1)), "the file's real content is not in the packet");
       // Run as the image runs them: its CMD, V8 options and all.
-      const cmd = JSON.parse(/^CMD (.*)$/m.exec(readFileSync(join(REPO_ROOT, "deploy/Dockerfile"), "utf8"))![1]!) as string[];
-      assert.deepEqual(cmd, ["node", ...SERVICE_NODE_OPTIONS, "dist/main.js"], "deploy/Dockerfile's CMD and SERVICE_NODE_OPTIONS differ");
+      const cmd = dockerfileCmd();
       for (const name of SERVICES) {
         const spawnargs = t.fleet.processes.get(name)!.child.spawnargs;
         assert.deepEqual(spawnargs.slice(1), cmd.slice(1), `${name} did not run from its bundle as the image runs it`);
@@ -94,3 +93,15 @@ describe("service bundles", { skip: fleetSkipReason() }, () => {
     });
   });
 });
+
+// Needs no NATS, so it runs where the bundles' suite is skipped.
+describe("service image command", () => {
+  it("bundles - deploy/Dockerfile's CMD runs node with SERVICE_NODE_OPTIONS, as the fleet does", () => {
+    assert.deepEqual(dockerfileCmd(), ["node", ...SERVICE_NODE_OPTIONS, "dist/main.js"], "deploy/Dockerfile's CMD and SERVICE_NODE_OPTIONS differ");
+  });
+});
+
+/** deploy/Dockerfile's CMD, the exec form's JSON array. */
+function dockerfileCmd(): string[] {
+  return JSON.parse(/^CMD (.*)$/m.exec(readFileSync(join(REPO_ROOT, "deploy/Dockerfile"), "utf8"))![1]!) as string[];
+}
