@@ -136,11 +136,12 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
         child.kill("SIGKILL");
         reject(new Error(`${name} was not ready within ${readyTimeoutMs} ms`));
       }, readyTimeoutMs);
-      child.once("exit", (code, signal) => {
+      const exitedEarly = (code: number | null, signal: NodeJS.Signals | null) => {
         clearTimeout(timer);
         starting.delete(child);
         reject(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`));
-      });
+      };
+      child.once("exit", exitedEarly);
       for (const stream of [child.stdout!, child.stderr!]) {
         createInterface({ input: stream }).on("line", (line) => {
           let record: LogRecord;
@@ -152,7 +153,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
           options.onLog?.(name, record, line);
           if (record.msg === "ready") {
             clearTimeout(timer);
-            child.removeAllListeners("exit");
+            // Only this listener: stop() may already be waiting on the same child's exit.
+            child.off("exit", exitedEarly);
             starting.delete(child);
             const started = { name, child, ready: record };
             processes.set(name, started);
