@@ -41,6 +41,26 @@ function ports() {
 
 const dataDir = localDataDir();
 let nats;
+let fleet;
+// Ctrl-C stops whatever has started, at any point: the services first (each finishes its
+// packets and closes its NATS connection), then NATS. While they start, the start is aborted.
+const starting = new AbortController();
+let stopping = false;
+async function stop() {
+  await fleet?.stop();
+  await nats?.stop();
+  console.log("Switchyard stopped.");
+  process.exit(0);
+}
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    if (fleet) void stop();
+    else starting.abort();
+  });
+}
+
 let natsUrl = process.env.NATS_URL;
 if (!natsUrl) {
   if (!natsServerAvailable()) {
@@ -57,13 +77,13 @@ if (!natsUrl) {
     console.error(`${error.message}: is Switchyard already running? Stop it, or set SWITCHYARD_DATA_DIR to another folder.`);
     process.exit(1);
   }
+  if (starting.signal.aborted) await stop();
   natsUrl = nats.url;
   console.log(`nats-server with JetStream on ${natsUrl}`);
 }
 
 /** Port settings a service could not listen on (its fatal log line names the setting). */
 const portsTaken = new Set();
-let fleet;
 try {
   fleet = await startFleet({
     natsUrl,
@@ -81,8 +101,10 @@ try {
       ROUTER_DATA_DIR: join(dataDir, "router"),
     },
     serviceEnv: ports(),
+    signal: starting.signal,
   });
 } catch (error) {
+  if (starting.signal.aborted) await stop();
   console.error(String(error.message ?? error));
   if (portsTaken.has("HEALTH_PORT") || portsTaken.has("HTTP_PORT")) {
     console.error("pnpm start puts the services on HTTP_PORT (default 8080) and the five ports after it: set HTTP_PORT to move them all, e.g. HTTP_PORT=9080.");
@@ -90,6 +112,7 @@ try {
   await nats?.stop();
   process.exit(1);
 }
+if (starting.signal.aborted) await stop();
 const ready = Object.fromEntries([...fleet.processes].map(([name, service]) => [name, service.ready]));
 const { auth, grpcPort, warning } = ready.gateway;
 // startFleet runs local mode (AUTH=none, tenant "local") unless AUTH, API_KEYS or API_KEYS_FILE is set.
@@ -109,15 +132,3 @@ console.log(
   ].join("\n"),
 );
 
-let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, async () => {
-    if (stopping) return;
-    stopping = true;
-    // The services drain first (each finishes its packets and closes its NATS connection), then NATS stops.
-    await fleet.stop();
-    await nats?.stop();
-    console.log("Switchyard stopped.");
-    process.exit(0);
-  });
-}

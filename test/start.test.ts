@@ -129,6 +129,25 @@ describe("pnpm start - a local fleet that keeps what it learned, on loopback, an
     assert.deepEqual(left, [], "no service or nats-server of the failed start still runs");
   });
 
+  it("pnpm start - Ctrl-C while the services start stops them and NATS, and no process stays behind", async () => {
+    const child = spawn(process.execPath, ["scripts/start.mjs"], { cwd: REPO_ROOT, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    // NATS is up and the services are on their way: none of them is ready yet.
+    while (!output.includes("nats-server with JetStream on")) {
+      assert.equal(child.exitCode, null, output);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.doesNotMatch(output, /Ctrl-C stops it/);
+    assert.equal(await ctrlC({ child, output: () => output, exited }), 0, output);
+    assert.match(output, /Switchyard stopped\./);
+    assert.doesNotMatch(output, /Switchyard is up/);
+    const left = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry) && isFleetProcess(Number(entry), dataDir));
+    assert.deepEqual(left, [], "no service or nats-server of the aborted start still runs");
+  });
+
   it("pnpm reset - empties the data folder once the fleet has stopped", () => {
     assert.ok(existsSync(join(dataDir, "nats")));
     const reset = spawnSync(process.execPath, ["scripts/reset.mjs"], { cwd: REPO_ROOT, env: { ...process.env, ...env }, encoding: "utf8" });

@@ -71,6 +71,8 @@ export interface FleetOptions {
    * the caller, which then stops the services itself before NATS. @default false
    */
   detached?: boolean;
+  /** Aborted while the fleet starts (Ctrl-C, say): the processes started so far are stopped and startFleet rejects. */
+  signal?: AbortSignal;
 }
 
 export interface ServiceProcess {
@@ -198,12 +200,20 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     },
   };
 
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(new Error("the fleet's start was aborted"));
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+  });
   try {
     const names = options.services ?? SERVICES;
-    await Promise.all(names.flatMap((name) => Array.from({ length: options.replicas?.[name] ?? 1 }, () => launch(name))));
+    await Promise.race([aborted, Promise.all(names.flatMap((name) => Array.from({ length: options.replicas?.[name] ?? 1 }, () => launch(name))))]);
   } catch (error) {
     await fleet.stop();
     throw error;
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
   }
   return fleet;
 }
