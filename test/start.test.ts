@@ -32,15 +32,15 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-/** `pnpm start`'s script in its own process group, as a terminal runs it; resolves once its banner is out. */
-async function start(env: Record<string, string>): Promise<Started> {
+/** `pnpm start`'s script in its own process group, as a terminal runs it; resolves once it printed `until` (its banner's last line). */
+async function start(env: Record<string, string>, until = "Ctrl-C stops it"): Promise<Started> {
   const child = spawn(process.execPath, ["scripts/start.mjs"], { cwd: REPO_ROOT, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let text = "";
   child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const deadline = Date.now() + 60_000;
-  while (!text.includes("Ctrl-C stops it")) {
+  while (!text.includes(until)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`pnpm start did not come up:\n${text}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -130,20 +130,12 @@ describe("pnpm start - a local fleet that keeps what it learned, on loopback, an
   });
 
   it("pnpm start - Ctrl-C while the services start stops them and NATS, and no process stays behind", async () => {
-    const child = spawn(process.execPath, ["scripts/start.mjs"], { cwd: REPO_ROOT, env: { ...process.env, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     // NATS is up and the services are on their way: none of them is ready yet.
-    while (!output.includes("nats-server with JetStream on")) {
-      assert.equal(child.exitCode, null, output);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    assert.doesNotMatch(output, /Ctrl-C stops it/);
-    assert.equal(await ctrlC({ child, output: () => output, exited }), 0, output);
-    assert.match(output, /Switchyard stopped\./);
-    assert.doesNotMatch(output, /Switchyard is up/);
+    const started = await start(env, "nats-server with JetStream on");
+    assert.doesNotMatch(started.output(), /Ctrl-C stops it/);
+    assert.equal(await ctrlC(started), 0, started.output());
+    assert.match(started.output(), /Switchyard stopped\./);
+    assert.doesNotMatch(started.output(), /Switchyard is up/);
     const left = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry) && isFleetProcess(Number(entry), dataDir));
     assert.deepEqual(left, [], "no service or nats-server of the aborted start still runs");
   });
