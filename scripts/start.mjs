@@ -44,8 +44,7 @@ let nats;
 let fleet;
 // Ctrl-C stops whatever has started, at any point: the services first (each finishes its
 // packets and closes its NATS connection), then NATS. While they start, the start is aborted.
-const starting = new AbortController();
-let stopping = false;
+const stopAsked = new AbortController();
 async function stop() {
   await fleet?.stop();
   await nats?.stop();
@@ -54,10 +53,9 @@ async function stop() {
 }
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
+    if (stopAsked.signal.aborted) return;
+    stopAsked.abort();
     if (fleet) void stop();
-    else starting.abort();
   });
 }
 
@@ -77,7 +75,7 @@ if (!natsUrl) {
     console.error(`${error.message}: is Switchyard already running? Stop it, or set SWITCHYARD_DATA_DIR to another folder.`);
     process.exit(1);
   }
-  if (starting.signal.aborted) await stop();
+  if (stopAsked.signal.aborted) await stop();
   natsUrl = nats.url;
   console.log(`nats-server with JetStream on ${natsUrl}`);
 }
@@ -101,10 +99,10 @@ try {
       ROUTER_DATA_DIR: join(dataDir, "router"),
     },
     serviceEnv: ports(),
-    signal: starting.signal,
+    signal: stopAsked.signal,
   });
 } catch (error) {
-  if (starting.signal.aborted) await stop();
+  if (stopAsked.signal.aborted) await stop();
   console.error(String(error.message ?? error));
   if (portsTaken.has("HEALTH_PORT") || portsTaken.has("HTTP_PORT")) {
     console.error("pnpm start puts the services on HTTP_PORT (default 8080) and the five ports after it: set HTTP_PORT to move them all, e.g. HTTP_PORT=9080.");
@@ -112,7 +110,7 @@ try {
   await nats?.stop();
   process.exit(1);
 }
-if (starting.signal.aborted) await stop();
+if (stopAsked.signal.aborted) await stop();
 const ready = Object.fromEntries([...fleet.processes].map(([name, service]) => [name, service.ready]));
 const { auth, grpcPort, warning } = ready.gateway;
 // startFleet runs local mode (AUTH=none, tenant "local") unless AUTH, API_KEYS or API_KEYS_FILE is set.

@@ -125,8 +125,7 @@ describe("pnpm start - a local fleet that keeps what it learned, on loopback, an
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
-    const left = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry) && isFleetProcess(Number(entry), dataDir));
-    assert.deepEqual(left, [], "no service or nats-server of the failed start still runs");
+    assert.deepEqual(fleetProcesses(dataDir), [], "no service or nats-server of the failed start still runs");
   });
 
   it("pnpm start - Ctrl-C while the services start stops them and NATS, and no process stays behind", async () => {
@@ -136,8 +135,7 @@ describe("pnpm start - a local fleet that keeps what it learned, on loopback, an
     assert.equal(await ctrlC(started), 0, started.output());
     assert.match(started.output(), /Switchyard stopped\./);
     assert.doesNotMatch(started.output(), /Switchyard is up/);
-    const left = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry) && isFleetProcess(Number(entry), dataDir));
-    assert.deepEqual(left, [], "no service or nats-server of the aborted start still runs");
+    assert.deepEqual(fleetProcesses(dataDir), [], "no service or nats-server of the aborted start still runs");
   });
 
   it("pnpm reset - empties the data folder once the fleet has stopped", () => {
@@ -147,6 +145,11 @@ describe("pnpm start - a local fleet that keeps what it learned, on loopback, an
     assert.equal(existsSync(dataDir), false);
   });
 });
+
+/** The pids of the fleet's processes still running on this data folder. */
+function fleetProcesses(dataDir: string): string[] {
+  return readdirSync("/proc").filter((entry) => /^\d+$/.test(entry) && isFleetProcess(Number(entry), dataDir));
+}
 
 /** True for a process of the fleet under test: a service or nats-server started with this data folder. */
 function isFleetProcess(pid: number, dataDir: string): boolean {
