@@ -1,8 +1,9 @@
 /**
- * packet-e2e's floor: a message through `hops` JetStream hops, each relay its own
+ * packet-e2e's floors: a message through `hops` JetStream hops, each relay its own
  * process (hop-relay.ts), published with an ack as the gateway publishes a packet and
  * awaited until the last relay announces it, as the gateway waits for a finished packet.
- * Started once, then run at each connection count.
+ * Each kind of floor has its own stream, so both can be started at once; each is started
+ * once, then run at each connection count.
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -12,7 +13,8 @@ import { fileURLToPath } from "node:url";
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { headers as natsHeaders } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
-import { doneSubject, hopSubject, HOPS_STREAM } from "./hop-relay.js";
+import { doneSubject, hopsStream, hopSubject } from "./hop-relay.js";
+import type { FloorKind } from "./hop-relay.js";
 import { loopLoad } from "./load.js";
 import type { ClosedLoad, LoadFigures } from "./load.js";
 
@@ -26,8 +28,17 @@ export interface HopFloor {
   close(): Promise<void>;
 }
 
-/** Creates the stream, starts one relay process per hop, and returns them ready to run. */
-export async function startHopFloor(options: { natsUrl: string; hops: number; payload: Uint8Array }): Promise<HopFloor> {
+export interface HopFloorOptions {
+  natsUrl: string;
+  kind: FloorKind;
+  hops: number;
+  /** What the first hop is sent: for the "codec" floor, a packet's bytes. */
+  payload: Uint8Array;
+}
+
+/** Creates the floor's stream, starts one relay process per hop, and returns them ready to run. */
+export async function startHopFloor(options: HopFloorOptions): Promise<HopFloor> {
+  const { kind } = options;
   const nc = await connect({ servers: options.natsUrl });
   const relays: ChildProcess[] = [];
   const close = async () => {
@@ -38,8 +49,8 @@ export async function startHopFloor(options: { natsUrl: string; hops: number; pa
   try {
     const jsm = await jetstreamManager(nc);
     // The packet stream's settings: work queue, file storage.
-    await jsm.streams.add({ name: HOPS_STREAM, subjects: ["bench.hops.>"], retention: RetentionPolicy.Workqueue, storage: StorageType.File });
-    for (let hop = 1; hop <= options.hops; hop++) relays.push(await startRelay(options.natsUrl, hop, options.hops));
+    await jsm.streams.add({ name: hopsStream(kind), subjects: [hopSubject(kind, ">")], retention: RetentionPolicy.Workqueue, storage: StorageType.File });
+    for (let hop = 1; hop <= options.hops; hop++) relays.push(await startRelay(options, hop));
   } catch (error) {
     await close();
     throw error;
@@ -48,7 +59,7 @@ export async function startHopFloor(options: { natsUrl: string; hops: number; pa
   nc.subscribe(doneSubject("*"), { callback: (_e, m) => waiting.get(m.subject.slice(doneSubject("").length))?.() });
   const js = jetstream(nc);
   let runs = 0;
-  const prefix = `r${Date.now()}`;
+  const prefix = `${kind}${Date.now()}`;
   return {
     pids: relays.map((relay) => relay.pid!),
     run: (load) => {
@@ -58,7 +69,7 @@ export async function startHopFloor(options: { natsUrl: string; hops: number; pa
         const done = new Promise<void>((resolve) => waiting.set(id, resolve));
         const h = natsHeaders();
         h.set("bench-id", id);
-        await js.publish(hopSubject(1), options.payload, { headers: h, msgID: `${id}:1` });
+        await js.publish(hopSubject(kind, 1), options.payload, { headers: h, msgID: `${id}:1` });
         await done;
         waiting.delete(id);
       }, load);
@@ -67,8 +78,9 @@ export async function startHopFloor(options: { natsUrl: string; hops: number; pa
   };
 }
 
-async function startRelay(natsUrl: string, hop: number, hops: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [RELAY], { env: { ...process.env, BENCH_NATS_URL: natsUrl, BENCH_HOP: String(hop), BENCH_HOPS: String(hops) }, stdio: ["ignore", "pipe", "inherit"] });
+async function startRelay(options: HopFloorOptions, hop: number): Promise<ChildProcess> {
+  const env = { ...process.env, BENCH_NATS_URL: options.natsUrl, BENCH_FLOOR: options.kind, BENCH_HOP: String(hop), BENCH_HOPS: String(options.hops) };
+  const child = spawn(process.execPath, [RELAY], { env, stdio: ["ignore", "pipe", "inherit"] });
   for await (const line of createInterface({ input: child.stdout! })) if (line === "ready") break;
   return child;
 }

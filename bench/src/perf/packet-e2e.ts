@@ -1,12 +1,13 @@
 /**
  * `pnpm bench packet-e2e`: full packets (heuristic selector and reviewer, the real
- * filesystem MCP server) through the six services as processes, beside two floors
+ * filesystem MCP server) through the six services as processes, beside three floors
  * measured in the same run with the same load: the packet's JetStream hops without our
- * logic (hop-floor.ts) and the MCP call alone (mcp-alone.ts). What a packet costs above
- * both, spread over its hops, is our overhead per hop. Each at one connection (service
- * time) and at `connections` (saturation), with the CPU time per packet of the processes
- * at work, summed: the six services, their MCP servers and nats-server for a packet, the
- * relays and nats-server for the floor.
+ * logic (hop-floor.ts), the same hops each decoding the packet and encoding it again (what
+ * any stage must do, whatever its logic) and the MCP call alone (mcp-alone.ts). What a
+ * packet costs above the bare hops and the MCP call, spread over its hops, is our overhead
+ * per hop. Each at one connection (service time) and at `connections` (saturation), with
+ * the CPU time per packet of the processes at work, summed: the six services, their MCP
+ * servers and nats-server for a packet, the relays and nats-server for a floor.
  */
 import { readBench } from "@switchyard/bench-data";
 import type { ToolDefinition } from "@switchyard/packet";
@@ -67,26 +68,31 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
   const fleet = await startPacketFleet({}, catalog, nodeArgs.length > 0 ? nodeArgs : undefined);
   // Started one by one inside the try, so that a failure stops whatever did start.
   let floor: HopFloor | undefined;
+  let codecFloor: HopFloor | undefined;
   let mcp: McpAlone | undefined;
   try {
-    floor = await startHopFloor({ natsUrl: fleet.nats.url, hops: fleet.hops, payload: new Uint8Array(fleet.packetBytes) });
+    floor = await startHopFloor({ natsUrl: fleet.nats.url, kind: "bare", hops: fleet.hops, payload: new Uint8Array(fleet.packetBytes) });
+    codecFloor = await startHopFloor({ natsUrl: fleet.nats.url, kind: "codec", hops: fleet.hops, payload: fleet.packet });
     mcp = await startMcpAlone({ workspace: fleet.workspace, path: READ_PATH });
     const warm = { connections: options.connections, duration: WARMUP_SECONDS };
     await packetLoad(fleet.url, warm);
     await floor.run(warm);
+    await codecFloor.run(warm);
     await mcp.run(warm);
     const ours = fleetProcesses(fleet);
-    const theirs = new Map([...floor.pids.map((pid, i) => [`relay ${i + 1}`, pid] as const), ["nats-server", ours.get("nats-server")!]]);
+    const relays = (of: HopFloor) => new Map([...of.pids.map((pid, i) => [`relay ${i + 1}`, pid] as const), ["nats-server", ours.get("nats-server")!]]);
     const results: BenchResult[] = [];
-    const notes = [`CPU per packet summed over ${[...ours.keys()].join(", ")}; the floor's over its ${fleet.hops} relays and nats-server`];
+    const notes = [`CPU per packet summed over ${[...ours.keys()].join(", ")}; each floor's over its ${fleet.hops} relays and nats-server`];
     for (const connections of connectionLevels(options.connections)) {
       const load = { connections, duration: options.duration };
-      options.log(`packet-e2e: ${connections} connection(s), ${options.duration} s of each: ${fleet.hops} bare JetStream hops, the MCP call alone, full packets`);
-      const relayed = await cpuDuring(theirs, () => floor!.run(load));
+      options.log(`packet-e2e: ${connections} connection(s), ${options.duration} s of each: ${fleet.hops} bare JetStream hops, the same decoding and encoding the packet, the MCP call alone, full packets`);
+      const relayed = await cpuDuring(relays(floor), () => floor!.run(load));
+      const recoded = await cpuDuring(relays(codecFloor), () => codecFloor!.run(load));
       const alone = await mcp.run(load);
       const packed = await cpuDuring(ours, () => packetLoad(fleet.url, load));
       const [hops, packets] = [relayed.value, packed.value];
-      const cpu = { ours: packed.cpuMs / Math.max(1, packets.completed), floor: relayed.cpuMs / Math.max(1, hops.completed) };
+      const perOpMs = (measured: { cpuMs: number }, figures: LoadFigures) => measured.cpuMs / Math.max(1, figures.completed);
+      const cpu = { ours: perOpMs(packed, packets), floor: perOpMs(relayed, hops), codec: perOpMs(recoded, recoded.value) };
       const row = (path: string, figures: LoadFigures): BenchResult => ({
         bench: "packet-e2e",
         config: { path, "added tools": added, ...(options.nodeOptions?.length ? { "node options": options.nodeOptions.join(" ") } : {}), connections, seconds: options.duration, failed: figures.failed },
@@ -99,6 +105,7 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
       results.push(
         { ...packetRow, config: { ...packetRow.config, lost: packets.lost }, cpuMsPerOp: rate(cpu.ours) },
         { ...row(`floor: ${fleet.hops} JetStream hops`, hops), cpuMsPerOp: rate(cpu.floor) },
+        { ...row(`floor: ${fleet.hops} JetStream hops, each decoding the packet, recording its hop and encoding it`, recoded.value), cpuMsPerOp: rate(cpu.codec) },
         row("floor: MCP read_text_file alone", alone),
       );
       const at = `${connections} connection(s)`;
@@ -106,13 +113,15 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
         `${at}: ${added ? `${added} tools added: ` : ""}${packets.completed} packets completed in ${options.duration} s, ${packets.lost} lost (not COMPLETED with the tool executed: errors, timeouts, other answers)`,
         `${at}: overhead per hop: (packet p50 ${packets.p50Ms} − hops floor p50 ${hops.p50Ms} − MCP p50 ${alone.p50Ms}) / ${fleet.hops} hops = ${micro((packets.p50Ms - hops.p50Ms - alone.p50Ms) / fleet.hops)} ms`,
         `${at}: CPU ms per packet, ours ${cpu.ours.toFixed(2)} vs the relay's ${cpu.floor.toFixed(2)}: ${rate(cpu.ours / cpu.floor)}×; packets/s ${rate(packets.throughput / hops.throughput)}× the relay's`,
-        `${at}: CPU ms per packet by process: ${perOp(packed.byProcess, packets.completed)}; the relay's: ${perOp(relayed.byProcess, hops.completed)}`,
+        `${at}: CPU ms per packet, the relay decoding and encoding the packet ${cpu.codec.toFixed(2)}: ${rate(cpu.codec / cpu.floor)}× the bare relay's, ours ${rate(cpu.ours / cpu.codec)}× it; its packets/s ${rate(recoded.value.throughput / hops.throughput)}× the bare relay's`,
+        `${at}: CPU ms per packet by process: ${perOp(packed.byProcess, packets.completed)}; the relay's: ${perOp(relayed.byProcess, hops.completed)}; the decoding relay's: ${perOp(recoded.byProcess, recoded.value.completed)}`,
       );
     }
-    notes.push(`the floor's messages weigh ${fleet.packetBytes} bytes, a finished packet as JSON`);
+    notes.push(`the bare floor's messages weigh ${fleet.packetBytes} bytes, a finished packet as JSON; the decoding floor's are a finished packet as it travels, ${fleet.packet.length} bytes, growing by a hop at each relay`);
     return { results, notes };
   } finally {
     await mcp?.close();
+    await codecFloor?.close();
     await floor?.close();
     await fleet.close();
   }

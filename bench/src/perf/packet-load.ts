@@ -3,6 +3,8 @@
  * processes with the real MCP servers of switchyard.yaml, each request a packet that
  * reads a file through the filesystem server, answered when it finished (wait: true).
  */
+import { fromJson } from "@bufbuild/protobuf";
+import { encodePacket, PacketSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { latencySummary, rate } from "./bench-result.js";
 import { startBenchFleet } from "./bench-fleet.js";
@@ -32,8 +34,10 @@ function readTheFile(packet: PacketAnswer): boolean {
 export interface PacketFleet extends BenchFleet {
   /** JetStream hops of one packet: its hop records after the gateway's. */
   hops: number;
-  /** Bytes of a finished packet as JSON: what the floor's messages weigh. */
+  /** Bytes of a finished packet as JSON: what the bare floor's messages weigh. */
   packetBytes: number;
+  /** A finished packet as it travels (protobuf): what the codec floor's relays decode and encode. */
+  packet: Uint8Array;
 }
 
 /** Starts the fleet and waits until a packet reads the file (the catalog is synced and indexed). */
@@ -46,7 +50,7 @@ export async function startPacketFleet(env: Record<string, string> = {}, catalog
       const text = await response.text();
       const packet = JSON.parse(text) as PacketAnswer;
       if (readTheFile(packet)) {
-        return { ...bench, hops: (packet.hops?.length ?? 1) - 1, packetBytes: text.length };
+        return { ...bench, hops: (packet.hops?.length ?? 1) - 1, packetBytes: text.length, packet: encodePacket(fromJson(PacketSchema, JSON.parse(text))) };
       }
       if (Date.now() > deadline) throw new Error(`no packet read the file within ${READY_TIMEOUT_MS} ms; the last: ${text.slice(0, 500)}`);
       await new Promise((resolve) => setTimeout(resolve, 500));
