@@ -11,6 +11,7 @@ import {
   ReasoningSchema,
   ToolRoutingStateSchema,
   ToolScopeSchema,
+  PacketApprovalSummarySchema,
   PacketSchema,
   PacketSummarySchema,
   ReflectionLogEntrySchema,
@@ -18,7 +19,7 @@ import {
   Turn_Role,
   TurnSchema,
 } from "./gen/switchyard/v1/packet_pb.js";
-import type { Intent, Packet, PacketContent, PacketSummary, Reasoning, ToolRoutingState, ToolScope, Turn } from "./gen/switchyard/v1/packet_pb.js";
+import type { Intent, Packet, PacketApprovalSummary, PacketContent, PacketSummary, Reasoning, ToolRoutingState, ToolScope, Turn } from "./gen/switchyard/v1/packet_pb.js";
 
 /** The default cap on reinjection rounds (seed 000 §3.1). */
 export const DEFAULT_MAX_REINJECTIONS = 3;
@@ -77,6 +78,11 @@ export function decodePacket(bytes: Uint8Array): Packet {
 /** A stored packet's header and state alone; the rest of its bytes are skipped, not kept. */
 export function decodePacketSummary(bytes: Uint8Array): PacketSummary {
   return fromBinary(PacketSummarySchema, bytes, { readUnknownFields: false });
+}
+
+/** A packet's header and its call's approval alone; the rest of its bytes are skipped, not kept. */
+export function decodePacketApprovalSummary(bytes: Uint8Array): PacketApprovalSummary {
+  return fromBinary(PacketApprovalSummarySchema, bytes, { readUnknownFields: false });
 }
 
 /** The packet in the proto3 JSON mapping, with every field present so clients need no defaults table. */

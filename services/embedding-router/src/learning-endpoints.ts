@@ -7,12 +7,13 @@ import {
   AddExamplesRequestSchema,
   AddExamplesResponseSchema,
   decodePacket,
+  decodePacketApprovalSummary,
   FeedbackRequestSchema,
   FeedbackResponseSchema,
 } from "@switchyard/packet";
 import { withPacketId } from "@switchyard/telemetry";
 import type { Logger } from "@switchyard/telemetry";
-import { addToolExamples, applyFeedback, learnFromPacket } from "./learning.js";
+import { addToolExamples, applyFeedback, learnFromPacket, mayTeach } from "./learning.js";
 import type { LearningSettings } from "./learning.js";
 
 export interface LearningDeps {
@@ -61,6 +62,7 @@ export function learnFromFinishedPackets(deps: LearningDeps): Subscription | und
 
 async function learn(deps: LearningDeps, msg: Msg): Promise<void> {
   try {
+    if (!mayTeach(decodePacketApprovalSummary(msg.data))) return;
     const packet = decodePacket(msg.data);
     // Within the packet's trace (the announcement carries it), so the log lines say which packet and trace.
     const ctx = withPacketId(extractTraceContext(msg.headers), packet.header?.packetId ?? "");

@@ -20,7 +20,7 @@ import {
   routingOf,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
-import type { AddExamplesResponse, FeedbackRequest, FeedbackResponse, Packet, PendingLesson } from "@switchyard/packet";
+import type { AddExamplesResponse, FeedbackRequest, FeedbackResponse, Packet, PacketApprovalSummary, PacketHeader, PendingLesson } from "@switchyard/packet";
 import { createHash } from "node:crypto";
 import { isAnaphoric, isCorrection } from "@switchyard/request-text";
 import type { Config } from "./config.js";
@@ -64,7 +64,7 @@ export function lessonOf(packet: Packet): { tool: string; query: string } | unde
 export async function learnFromPacket(examples: KV, pending: KV, packet: Packet, settings: LearningSettings): Promise<string | undefined> {
   if (!settings.LEARN_FROM_USE) return undefined;
   const packetId = packet.header?.packetId ?? "";
-  const session = sessionKey(packet);
+  const session = sessionKey(packet.header);
   let learned: string | undefined;
   if (session) {
     const waiting = await readPending(pending, session);
@@ -91,9 +91,18 @@ async function teach(examples: KV, lesson: { tool: string; query: string }, sett
   return learned ? lesson.tool : undefined;
 }
 
+/**
+ * Whether a finished packet can teach anything, from its header and approval alone: only
+ * through its session (a lesson waiting for it, or its own to wait) or an approval given.
+ * Most finished packets have neither, and are then not decoded whole.
+ */
+export function mayTeach(summary: PacketApprovalSummary): boolean {
+  return sessionKey(summary.header) !== undefined || summary.toolRouting?.approval?.grantedAt !== undefined;
+}
+
 /** The pending-lessons key of the packet's session (a hash: session ids are the caller's); undefined without a session of its own. */
-function sessionKey(packet: Packet): string | undefined {
-  const { sessionId, packetId } = packet.header ?? {};
+function sessionKey(header: PacketHeader | undefined): string | undefined {
+  const { sessionId, packetId } = header ?? {};
   if (!sessionId || sessionId === packetId) return undefined;
   return createHash("sha256").update(sessionId).digest("hex");
 }
@@ -106,7 +115,7 @@ async function readPending(pending: KV, key: string): Promise<PendingLesson | un
 
 /** Drops the session's pending lesson when it is this packet's: feedback has settled it. */
 async function settlePending(pending: KV, packet: Packet): Promise<void> {
-  const session = sessionKey(packet);
+  const session = sessionKey(packet.header);
   if (session && (await readPending(pending, session))?.packetId === packet.header?.packetId) await pending.delete(session);
 }
 

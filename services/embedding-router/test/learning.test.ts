@@ -7,6 +7,8 @@ import { EXAMPLES_BUCKET, openBucket, PENDING_LESSONS_BUCKET, putTool, ServiceEr
 import { addExamples, exampleTexts, readToolExamples, updateToolExamples } from "@switchyard/learning";
 import {
   ApprovalSchema,
+  decodePacketApprovalSummary,
+  encodePacket,
   FeedbackRequestSchema,
   finish,
   newPacket,
@@ -24,7 +26,7 @@ import type { Embedder } from "@switchyard/retrieval";
 import { catalogTool, suiteNats } from "@switchyard/test-fixtures";
 import { createLogger } from "@switchyard/telemetry";
 import { indexCatalog } from "../src/catalog-index.js";
-import { addToolExamples, applyFeedback, learnFromPacket, lessonOf } from "../src/learning.js";
+import { addToolExamples, applyFeedback, learnFromPacket, lessonOf, mayTeach } from "../src/learning.js";
 import type { LearningSettings } from "../src/learning.js";
 
 const READ = "filesystem.read_text_file";
@@ -55,6 +57,17 @@ function finished(outcome: Outcome = {}): Packet {
   return packet;
 }
 
+/** The packet's call as the user approved it. */
+const approved = (packet: Packet): Packet => {
+  routingOf(packet).approval = create(ApprovalSchema, { grantedAt: timestampNow() });
+  return packet;
+};
+/** The packet as a request of `session`. */
+const inSession = (packet: Packet, session: string): Packet => {
+  packet.header!.sessionId = session;
+  return packet;
+};
+
 describe("learning - what a packet teaches", () => {
   const CASES: [string, Outcome, boolean][] = [
     ["a completed packet whose tool ran", {}, true],
@@ -73,6 +86,16 @@ describe("learning - what a packet teaches", () => {
       assert.deepEqual(lesson, teaches ? { tool: READ, query: "please read the file notes/todo.md" } : undefined);
     });
   }
+
+  it("learning - a finished packet is read whole only with a session of its own or an approval given: without either it teaches nothing", () => {
+    const summary = (packet: Packet) => decodePacketApprovalSummary(encodePacket(packet));
+    assert.equal(mayTeach(summary(finished())), false);
+    assert.equal(mayTeach(summary(inSession(finished(), "s1"))), true);
+    assert.equal(mayTeach(summary(approved(finished()))), true);
+    const asked = finished();
+    routingOf(asked).approval = create(ApprovalSchema, { callHash: "h", requestedAt: timestampNow() });
+    assert.equal(mayTeach(summary(asked)), false, "an approval asked for, not given");
+  });
 
   it("learning - without an intent query the prompt is the query", () => {
     assert.equal(lessonOf(finished({ query: "" }))?.query, "please read the file notes/todo.md");
@@ -113,16 +136,6 @@ describe("learning - the examples bucket and the index", () => {
     return bucket;
   }
 
-  /** The packet's call as the user approved it. */
-  const approved = (packet: Packet): Packet => {
-    routingOf(packet).approval = create(ApprovalSchema, { grantedAt: timestampNow() });
-    return packet;
-  };
-  /** The packet as a request of `session`. */
-  const inSession = (packet: Packet, session: string): Packet => {
-    packet.header!.sessionId = session;
-    return packet;
-  };
   const learn = (packet: Packet, settings = SETTINGS) => learnFromPacket(bucket, pending, packet, settings);
   const examplesOf = async (tool: string) => exampleTexts(await readToolExamples(bucket, tool));
 
