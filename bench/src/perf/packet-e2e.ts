@@ -90,9 +90,8 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
       const recoded = await cpuDuring(relays(codecFloor), () => codecFloor!.run(load));
       const alone = await mcp.run(load);
       const packed = await cpuDuring(ours, () => packetLoad(fleet.url, load));
-      const [hops, packets] = [relayed.value, packed.value];
-      const perOpMs = (measured: { cpuMs: number }, figures: LoadFigures) => measured.cpuMs / Math.max(1, figures.completed);
-      const cpu = { ours: perOpMs(packed, packets), floor: perOpMs(relayed, hops), codec: perOpMs(recoded, recoded.value) };
+      const [hops, recodedHops, packets] = [relayed.value, recoded.value, packed.value];
+      const cpu = { ours: msPerOp(packed.cpuMs, packets.completed), floor: msPerOp(relayed.cpuMs, hops.completed), codec: msPerOp(recoded.cpuMs, recodedHops.completed) };
       const row = (path: string, figures: LoadFigures): BenchResult => ({
         bench: "packet-e2e",
         config: { path, "added tools": added, ...(options.nodeOptions?.length ? { "node options": options.nodeOptions.join(" ") } : {}), connections, seconds: options.duration, failed: figures.failed },
@@ -105,7 +104,7 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
       results.push(
         { ...packetRow, config: { ...packetRow.config, lost: packets.lost }, cpuMsPerOp: rate(cpu.ours) },
         { ...row(`floor: ${fleet.hops} JetStream hops`, hops), cpuMsPerOp: rate(cpu.floor) },
-        { ...row(`floor: ${fleet.hops} JetStream hops, each decoding the packet, recording its hop and encoding it`, recoded.value), cpuMsPerOp: rate(cpu.codec) },
+        { ...row(`floor: ${fleet.hops} JetStream hops, each decoding the packet, recording its hop and encoding it`, recodedHops), cpuMsPerOp: rate(cpu.codec) },
         row("floor: MCP read_text_file alone", alone),
       );
       const at = `${connections} connection(s)`;
@@ -113,8 +112,8 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
         `${at}: ${added ? `${added} tools added: ` : ""}${packets.completed} packets completed in ${options.duration} s, ${packets.lost} lost (not COMPLETED with the tool executed: errors, timeouts, other answers)`,
         `${at}: overhead per hop: (packet p50 ${packets.p50Ms} − hops floor p50 ${hops.p50Ms} − MCP p50 ${alone.p50Ms}) / ${fleet.hops} hops = ${micro((packets.p50Ms - hops.p50Ms - alone.p50Ms) / fleet.hops)} ms`,
         `${at}: CPU ms per packet, ours ${cpu.ours.toFixed(2)} vs the relay's ${cpu.floor.toFixed(2)}: ${rate(cpu.ours / cpu.floor)}×; packets/s ${rate(packets.throughput / hops.throughput)}× the relay's`,
-        `${at}: CPU ms per packet, the relay decoding and encoding the packet ${cpu.codec.toFixed(2)}: ${rate(cpu.codec / cpu.floor)}× the bare relay's, ours ${rate(cpu.ours / cpu.codec)}× it; its packets/s ${rate(recoded.value.throughput / hops.throughput)}× the bare relay's`,
-        `${at}: CPU ms per packet by process: ${perOp(packed.byProcess, packets.completed)}; the relay's: ${perOp(relayed.byProcess, hops.completed)}; the decoding relay's: ${perOp(recoded.byProcess, recoded.value.completed)}`,
+        `${at}: CPU ms per packet, the relay decoding and encoding the packet ${cpu.codec.toFixed(2)}: ${rate(cpu.codec / cpu.floor)}× the bare relay's, ours ${rate(cpu.ours / cpu.codec)}× it; its packets/s ${rate(recodedHops.throughput / hops.throughput)}× the bare relay's`,
+        `${at}: CPU ms per packet by process: ${perOp(packed.byProcess, packets.completed)}; the relay's: ${perOp(relayed.byProcess, hops.completed)}; the decoding relay's: ${perOp(recoded.byProcess, recodedHops.completed)}`,
       );
     }
     notes.push(`the bare floor's messages weigh ${fleet.packetBytes} bytes, a finished packet as JSON; the decoding floor's are a finished packet as it travels, ${fleet.packet.length} bytes, growing by a hop at each relay`);
@@ -129,5 +128,10 @@ async function packetRun(catalog: readonly ToolDefinition[] | undefined, options
 
 /** "gateway 1.23, intent 0.98, …": each process's CPU ms divided by the operations completed. */
 function perOp(byProcess: ReadonlyMap<string, number>, completed: number): string {
-  return [...byProcess].map(([label, ms]) => `${label} ${(ms / Math.max(1, completed)).toFixed(2)}`).join(", ");
+  return [...byProcess].map(([label, ms]) => `${label} ${msPerOp(ms, completed).toFixed(2)}`).join(", ");
+}
+
+/** CPU ms over the operations completed (none completed: over one, not a division by zero). */
+function msPerOp(ms: number, completed: number): number {
+  return ms / Math.max(1, completed);
 }

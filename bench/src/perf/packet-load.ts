@@ -4,6 +4,7 @@
  * reads a file through the filesystem server, answered when it finished (wait: true).
  */
 import { fromJson } from "@bufbuild/protobuf";
+import type { JsonValue } from "@bufbuild/protobuf";
 import { encodePacket, PacketSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { latencySummary, rate } from "./bench-result.js";
@@ -48,9 +49,10 @@ export async function startPacketFleet(env: Record<string, string> = {}, catalog
     for (;;) {
       const response = await fetch(`${bench.url}/v1/packets`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: PACKET_MESSAGE }) });
       const text = await response.text();
-      const packet = JSON.parse(text) as PacketAnswer;
+      const json = JSON.parse(text) as JsonValue;
+      const packet = json as PacketAnswer;
       if (readTheFile(packet)) {
-        return { ...bench, hops: (packet.hops?.length ?? 1) - 1, packetBytes: text.length, packet: encodePacket(fromJson(PacketSchema, JSON.parse(text))) };
+        return { ...bench, hops: (packet.hops?.length ?? 1) - 1, packetBytes: text.length, packet: encodePacket(fromJson(PacketSchema, json)) };
       }
       if (Date.now() > deadline) throw new Error(`no packet read the file within ${READY_TIMEOUT_MS} ms; the last: ${text.slice(0, 500)}`);
       await new Promise((resolve) => setTimeout(resolve, 500));
