@@ -7,7 +7,7 @@ import type { TestFleet } from "./harness.js";
 const skip = fleetSkipReason();
 // The filesystem server shared with every tenant, the memory server for tenant-a alone.
 const CONFIG = fileURLToPath(new URL("fixtures/tenant-catalog.yaml", import.meta.url));
-const KEYS = { a: "tenant-a-key-0123456789abcdef", b: "tenant-b-key-0123456789abcdef" };
+const KEYS = { a: "tenant-a-key-0123456789abcdef", b: "tenant-b-key-0123456789abcdef", adminA: "tenant-a-admin-0123456789abc" };
 const as = (who: keyof typeof KEYS) => ({ authorization: `Bearer ${KEYS[who]}` });
 /** A request only the memory server's tools answer. */
 const MEMORY_REQUEST = "search the knowledge graph memory for entities named build";
@@ -22,7 +22,7 @@ describe("fleet tenant catalog - a server configured for one tenant", { skip }, 
 
   before(async () => {
     t = await startTestFleet({
-      env: { API_KEYS: `${KEYS.a}:tenant-a,${KEYS.b}:tenant-b`, SWITCHYARD_CONFIG: CONFIG },
+      env: { API_KEYS: `${KEYS.a}:tenant-a,${KEYS.b}:tenant-b`, ADMIN_API_KEYS: `${KEYS.adminA}:tenant-a`, SWITCHYARD_CONFIG: CONFIG },
     });
   });
   after(async () => {
@@ -81,13 +81,15 @@ describe("fleet tenant catalog - a server configured for one tenant", { skip }, 
     assert.ok(!isMemory(b.json.toolRouting.selectedTool?.toolName ?? ""), b.text);
   });
 
-  it("fleet tenant catalog - approving tenant-a's tool as tenant-b is 404, as for a tool that does not exist", async () => {
+  it("fleet tenant catalog - approving tenant-a's tool as tenant-b is 404, as for a tool that does not exist; tenant-a's admin may", async () => {
     const foreign = await t.post("/v1/tools/memory.search_nodes/approve", {}, as("b"));
     assert.equal(foreign.status, 404, foreign.text);
     const unknown = await t.post("/v1/tools/memory.no_such_tool/approve", {}, as("b"));
     assert.equal(unknown.status, 404, unknown.text);
     assert.equal(foreign.json.message.replace("search_nodes", "no_such_tool"), unknown.json.message, "says no more than for an unknown tool");
-    const own = await t.post("/v1/tools/memory.search_nodes/approve", {}, as("a"));
+    const plain = await t.post("/v1/tools/memory.search_nodes/approve", {}, as("a"));
+    assert.equal(plain.status, 403, "tenant-a's plain key: approving is an admin's act");
+    const own = await t.post("/v1/tools/memory.search_nodes/approve", {}, as("adminA"));
     assert.equal(own.status, 200, own.text);
     assert.deepEqual(own.json.tenants, ["tenant-a"]);
   });

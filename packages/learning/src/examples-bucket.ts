@@ -1,35 +1,60 @@
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import { catalogKey, followBucket } from "@switchyard/bus";
-import { decodeToolExamples, emptyExamples, encodeToolExamples } from "./tool-examples.js";
+import { decodeToolExamples, emptyExamples, encodeToolExamples, exampleTexts } from "./tool-examples.js";
 import type { ToolExamples } from "./tool-examples.js";
+import { SHARED } from "./owners.js";
 
 /** Attempts at a read-modify-write before giving up; only concurrent writers to the same tool need more than one. */
 const MAX_ATTEMPTS = 25;
 /** Longest random pause before a retry, so that writers that collided do not collide again in lockstep. */
 const MAX_BACKOFF_MS = 20;
 
-/** A tool's stored examples; none when the bucket has no entry for it. Keys are the catalog's (`catalogKey`). */
-export async function readToolExamples(bucket: KV, tool: string): Promise<ToolExamples> {
-  const entry = await bucket.get(catalogKey(tool));
-  return entry?.operation === "PUT" ? decodeToolExamples(entry.value, tool) : emptyExamples(tool);
+// Catalog keys escape "=" as "=3d", so no catalog key starts "=s/" or "=t/": keys of records
+// written before examples had owners (the bare catalog key) are told apart from these.
+const SHARED_PREFIX = "=s/";
+const TENANT_PREFIX = "=t/";
+
+/**
+ * The bucket key of one owner's examples of a tool: "=s/<tool>" for the shared ones,
+ * "=t/<tenant>/<tool>" for a tenant's, the tool as its catalog key. A tenant's dots are
+ * escaped ("a..b" would make an empty subject token), tenants have no "=" or "/".
+ */
+export function examplesKey(tool: string, tenant: string): string {
+  return tenant === SHARED ? `${SHARED_PREFIX}${catalogKey(tool)}` : `${TENANT_PREFIX}${tenant.replaceAll(".", "=2e")}/${catalogKey(tool)}`;
 }
 
 /**
- * Changes a tool's stored examples: reads them, applies `change` (undefined:
- * nothing to write) and writes back only if nobody wrote in between (the
- * entry's revision), retrying otherwise, so replicas and gateways may write at
- * once. Returns the examples as stored afterwards.
+ * Whether a key holds owned examples. Records from before examples had owners sit under the
+ * bare catalog key: which tenant taught them is unknown, so they are never read, neither
+ * routed with nor shown (docs/security.md says why they are not made shared).
+ */
+export function isOwnedExamplesKey(key: string): boolean {
+  return key.startsWith(SHARED_PREFIX) || key.startsWith(TENANT_PREFIX);
+}
+
+/** An owner's stored examples of a tool; none when the bucket has no entry for them. */
+export async function readToolExamples(bucket: KV, tool: string, tenant: string): Promise<ToolExamples> {
+  const entry = await bucket.get(examplesKey(tool, tenant));
+  return entry?.operation === "PUT" ? decodeToolExamples(entry.value, tool, tenant) : emptyExamples(tool, tenant);
+}
+
+/**
+ * Changes an owner's stored examples of a tool: reads them, applies `change` (undefined:
+ * nothing to write) and writes back only if nobody wrote in between (the entry's revision),
+ * retrying otherwise, so replicas and gateways may write at once. Returns the examples as
+ * stored afterwards.
  */
 export async function updateToolExamples(
   bucket: KV,
   tool: string,
+  tenant: string,
   change: (current: ToolExamples) => ToolExamples | undefined,
 ): Promise<ToolExamples> {
-  const key = catalogKey(tool);
+  const key = examplesKey(tool, tenant);
   for (let attempt = 1; ; attempt++) {
     const entry = await bucket.get(key);
-    const current = entry?.operation === "PUT" ? decodeToolExamples(entry.value, tool) : emptyExamples(tool);
+    const current = entry?.operation === "PUT" ? decodeToolExamples(entry.value, tool, tenant) : emptyExamples(tool, tenant);
     const next = change(current);
     if (next === undefined) return current;
     try {
@@ -43,13 +68,62 @@ export async function updateToolExamples(
   }
 }
 
-/** Loads every tool's examples into the listener, then follows every change (see `followBucket`). */
-export function followExamples(
-  bucket: KV,
-  listener: { upsert(examples: ToolExamples, key: string): void; remove(key: string): void },
-): Promise<{ stop(): void }> {
-  return followBucket(bucket, (bytes) => decodeToolExamples(bytes), listener);
+/** Every owner's examples of every tool, kept in step with the examples bucket. */
+export interface FollowedExamples {
+  /** A tool's example texts by owner (SHARED, or a tenant), oldest first; empty for a tool with none. */
+  of(tool: string): ReadonlyMap<string, readonly string[]>;
+  /** How many records from before examples had owners the bucket holds; they are ignored. */
+  readonly unowned: number;
+  stop(): void;
 }
+
+/**
+ * Loads every owned record of the bucket, then follows every change, calling `changed` with
+ * the tool's catalog name after each (see `followBucket`).
+ */
+export async function followExamples(bucket: KV, changed: (tool: string) => void = () => undefined): Promise<FollowedExamples> {
+  const byTool = new Map<string, Map<string, readonly string[]>>();
+  /** What each key holds, so that a deleted key can be told apart. */
+  const owners = new Map<string, { tool: string; tenant: string }>();
+  const unowned = new Set<string>();
+  const drop = (key: string): string | undefined => {
+    const owner = owners.get(key);
+    if (!owner) return undefined;
+    owners.delete(key);
+    const texts = byTool.get(owner.tool);
+    texts?.delete(owner.tenant);
+    if (texts?.size === 0) byTool.delete(owner.tool);
+    return owner.tool;
+  };
+  const follower = await followBucket(bucket, (bytes, key) => (isOwnedExamplesKey(key) ? decodeToolExamples(bytes) : undefined), {
+    upsert(examples, key) {
+      if (!examples) return void unowned.add(key);
+      // A record that moved to another tool or owner under the same key: the old one goes.
+      const before = drop(key);
+      if (before !== undefined && before !== examples.tool) changed(before);
+      if (examples.tool === "") return;
+      owners.set(key, { tool: examples.tool, tenant: examples.tenant });
+      let texts = byTool.get(examples.tool);
+      if (!texts) byTool.set(examples.tool, (texts = new Map()));
+      texts.set(examples.tenant, exampleTexts(examples));
+      changed(examples.tool);
+    },
+    remove(key) {
+      unowned.delete(key);
+      const tool = drop(key);
+      if (tool !== undefined) changed(tool);
+    },
+  });
+  return {
+    of: (tool) => byTool.get(tool) ?? NONE,
+    get unowned() {
+      return unowned.size;
+    },
+    stop: () => follower.stop(),
+  };
+}
+
+const NONE: ReadonlyMap<string, readonly string[]> = new Map();
 
 /** Someone else wrote the entry since we read it. */
 function isWriteConflict(error: unknown): boolean {

@@ -1,4 +1,6 @@
-export { followExamples, readToolExamples, updateToolExamples } from "./examples-bucket.js";
+export { examplesKey, followExamples, isOwnedExamplesKey, readToolExamples, updateToolExamples } from "./examples-bucket.js";
+export type { FollowedExamples } from "./examples-bucket.js";
+export { SHARED } from "./owners.js";
 export {
   addExamples,
   decodeToolExamples,
@@ -6,6 +8,7 @@ export {
   emptyExamples,
   encodeToolExamples,
   exampleKey,
+  examplesFor,
   exampleTexts,
   learnExample,
   MAX_ADDED_EXAMPLES_PER_TOOL,
@@ -13,5 +16,6 @@ export {
   rejectExample,
   tidyExample,
   withExamples,
+  withIndexedExamples,
 } from "./tool-examples.js";
 export type { StoredExample, ToolExamples } from "./tool-examples.js";

@@ -1,13 +1,16 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { StoredExample_Source, StoredExampleSchema, ToolDefinitionSchema, ToolExamplesSchema } from "@switchyard/packet";
-import type { StoredExample, ToolDefinition, ToolExamples } from "@switchyard/packet";
+import { StoredExample_Source, StoredExampleSchema, TenantExampleSchema, ToolDefinitionSchema, ToolExamplesSchema } from "@switchyard/packet";
+import type { StoredExample, TenantExample, ToolDefinition, ToolExamples } from "@switchyard/packet";
+import { maskSecrets } from "@switchyard/telemetry";
+import { SHARED } from "./owners.js";
 
 /**
- * A tool's stored example requests (proto `ToolExamples`, records.proto): those learned from
- * use (a finished packet's query whose tool ran) and those added by hand or by feedback. They
- * live in the examples bucket, one record per tool, and the router indexes them with the tool
- * as if its catalog entry listed them.
+ * One owner's stored example requests of a tool (proto `ToolExamples`, records.proto): those
+ * learned from use (a finished packet's query whose tool ran) and those added by hand or by
+ * feedback. They live in the examples bucket, one record per owner and tool; the router indexes
+ * the shared ones with the tool as if its catalog entry listed them, and a tenant's so that
+ * they count for that tenant's requests alone.
  */
 export type { StoredExample, ToolExamples };
 
@@ -21,9 +24,12 @@ export const MAX_REJECTED_PER_TOOL = 100;
 // Any run of whitespace, newlines included: "read  the\nfile" is stored as "read the file".
 const WHITESPACE = /\s+/g;
 
-/** An example as stored: whitespace collapsed, trimmed. */
+/**
+ * An example as stored: whitespace collapsed, trimmed, and whatever looks like a secret masked
+ * as the logs mask it: an example is shown with its tool and may be learned from a request.
+ */
 export function tidyExample(text: string): string {
-  return text.replace(WHITESPACE, " ").trim();
+  return maskSecrets(text.replace(WHITESPACE, " ").trim());
 }
 
 /** What two examples must share to be the same: the tidy text, lower-cased. */
@@ -31,8 +37,9 @@ export function exampleKey(text: string): string {
   return tidyExample(text).toLowerCase();
 }
 
-export function emptyExamples(tool: string): ToolExamples {
-  return create(ToolExamplesSchema, { tool });
+/** No examples of `tool`, owned by `tenant` (SHARED: every tenant's). */
+export function emptyExamples(tool: string, tenant = SHARED): ToolExamples {
+  return create(ToolExamplesSchema, { tool, tenant });
 }
 
 /**
@@ -93,6 +100,33 @@ export function exampleTexts(current: ToolExamples): string[] {
   return current.examples.map((e) => e.text);
 }
 
+/** The tool as `tenant` sees it: the stored shared examples and the tenant's own after its own (`byOwner`: `FollowedExamples.of`). */
+export function examplesFor(tool: ToolDefinition, byOwner: ReadonlyMap<string, readonly string[]>, tenant: string): ToolDefinition {
+  return withExamples(tool, [...(byOwner.get(SHARED) ?? []), ...(tenant === SHARED ? [] : (byOwner.get(tenant) ?? []))]);
+}
+
+/**
+ * The tool as the router indexes it: the shared examples after its own, and each tenant's
+ * as `tenantExamples`, which lift the tool for that tenant's requests alone. Returned as it
+ * is when nothing is added, so its content hash stays the same.
+ */
+export function withIndexedExamples(tool: ToolDefinition, byOwner: ReadonlyMap<string, readonly string[]>): ToolDefinition {
+  const shared = withExamples(tool, byOwner.get(SHARED) ?? []);
+  const known = new Set(shared.examples.map(exampleKey));
+  const taught: TenantExample[] = [];
+  for (const [tenant, texts] of byOwner) {
+    if (tenant === SHARED) continue;
+    const seen = new Set(known);
+    for (const text of texts) {
+      const key = exampleKey(text);
+      if (key === "" || seen.has(key)) continue;
+      seen.add(key);
+      taught.push(create(TenantExampleSchema, { tenant, text }));
+    }
+  }
+  return taught.length === 0 ? shared : create(ToolDefinitionSchema, { ...shared, tenantExamples: taught });
+}
+
 /**
  * The tool with stored examples after its own, repeats left out. The tool is
  * returned as it is when nothing is added, so its content hash stays the same.
@@ -114,34 +148,14 @@ export function encodeToolExamples(examples: ToolExamples): Uint8Array {
   return toBinary(ToolExamplesSchema, examples);
 }
 
-/**
- * Reads a stored record; anything malformed reads as no examples rather than breaking the
- * router. Records written as JSON, as Switchyard 0.1.0 did (their first byte "{", which starts no
- * ToolExamples message): they are read as such, so examples users taught survive the upgrade.
- */
-export function decodeToolExamples(bytes: Uint8Array, tool = ""): ToolExamples {
+/** Reads a stored record; anything malformed reads as no examples rather than breaking the router. */
+export function decodeToolExamples(bytes: Uint8Array, tool = "", tenant = SHARED): ToolExamples {
   try {
-    const examples = bytes[0] === JSON_OPEN ? fromJsonRecord(bytes, tool) : fromBinary(ToolExamplesSchema, bytes);
-    return examples.tool ? examples : { ...examples, tool };
+    const examples = fromBinary(ToolExamplesSchema, bytes);
+    return examples.tool ? examples : { ...examples, tool, tenant };
   } catch {
-    return emptyExamples(tool);
+    return emptyExamples(tool, tenant);
   }
-}
-
-const JSON_OPEN = "{".charCodeAt(0);
-const LEGACY_SOURCES: Record<string, StoredExample_Source> = { learned: StoredExample_Source.LEARNED, added: StoredExample_Source.ADDED };
-
-/** A record as 0.1.0 wrote it, in JSON: `{tool, examples: [{text, source: "learned" | "added", at}], rejected}`. */
-function fromJsonRecord(bytes: Uint8Array, tool: string): ToolExamples {
-  const value = JSON.parse(new TextDecoder().decode(bytes)) as { tool?: unknown; examples?: unknown; rejected?: unknown };
-  const examples = (Array.isArray(value.examples) ? value.examples : []).flatMap((e: { text?: unknown; source?: unknown; at?: unknown }) => {
-    const source = LEGACY_SOURCES[String(e?.source)];
-    if (typeof e?.text !== "string" || source === undefined) return [];
-    const at = new Date(String(e.at));
-    return [create(StoredExampleSchema, { text: e.text, source, ...(Number.isNaN(at.getTime()) ? {} : { at: timestampFromDate(at) }) })];
-  });
-  const rejected = Array.isArray(value.rejected) ? value.rejected.filter((r): r is string => typeof r === "string") : [];
-  return create(ToolExamplesSchema, { tool: typeof value.tool === "string" ? value.tool : tool, examples, rejected });
 }
 
 /** The examples without the oldest of `source` beyond `max` of them. */

@@ -9,17 +9,22 @@ import {
   emptyExamples,
   encodeToolExamples,
   EXAMPLE_MAX_CHARS,
+  examplesFor,
+  examplesKey,
   exampleTexts,
   followExamples,
+  isOwnedExamplesKey,
   learnExample,
   MAX_ADDED_EXAMPLES_PER_TOOL,
   readToolExamples,
   rejectExample,
+  SHARED,
   updateToolExamples,
   withExamples,
+  withIndexedExamples,
 } from "../src/index.js";
 import type { ToolExamples } from "../src/index.js";
-import { EXAMPLES_BUCKET, openBucket } from "@switchyard/bus";
+import { catalogKey, EXAMPLES_BUCKET, openBucket } from "@switchyard/bus";
 import { suiteNats } from "@switchyard/test-fixtures";
 
 const TOOL = "filesystem.read_text_file";
@@ -100,21 +105,43 @@ describe("tool examples", () => {
   it("tool examples - encode and decode round-trip; malformed values read as no examples", () => {
     const stored = learnAll(["q1"], 20);
     assert.deepEqual(decodeToolExamples(encodeToolExamples(stored)), stored);
-    assert.deepEqual(decodeToolExamples(new TextEncoder().encode("not json"), TOOL), emptyExamples(TOOL));
-    const odd = decodeToolExamples(new TextEncoder().encode('{"examples":[{"text":1},{"text":"ok","source":"added","at":""}]}'), TOOL);
-    assert.deepEqual(exampleTexts(odd), ["ok"]);
+    assert.deepEqual(decodeToolExamples(new TextEncoder().encode("\xff not a record"), TOOL, "tenant-a"), emptyExamples(TOOL, "tenant-a"));
   });
 
-  it("tool examples - a record 0.1.0 wrote as JSON is read as it was, so taught examples survive the upgrade", () => {
-    const json = '{"tool":"a.tool","examples":[{"text":"read it","source":"learned","at":"2026-01-02T03:04:05.000Z"},{"text":"show it","source":"added","at":"2026-01-03T00:00:00.000Z"}],"rejected":["list it"]}';
-    const read = decodeToolExamples(new TextEncoder().encode(json));
-    assert.equal(read.tool, "a.tool");
-    assert.deepEqual(read.examples.map((e) => [e.text, StoredExample_Source[e.source], timestampDate(e.at!).toISOString()]), [
-      ["read it", "LEARNED", "2026-01-02T03:04:05.000Z"],
-      ["show it", "ADDED", "2026-01-03T00:00:00.000Z"],
+  it("tool examples - what looks like a secret is masked before it is stored, as the logs mask it", () => {
+    const { next } = addExamples(emptyExamples(TOOL), ["log in with password=hunter2xyz and token: sk-proj-abcdefghijklmnop1234"]);
+    const [text] = exampleTexts(next);
+    assert.doesNotMatch(text!, /hunter2xyz|abcdefghijklmnop1234/);
+    const learned = learnExample(emptyExamples(TOOL), "use api_key=ABCDEF123456 to read notes/todo.md", 20);
+    assert.doesNotMatch(exampleTexts(learned!)[0]!, /ABCDEF123456/);
+  });
+
+  it("tool examples - indexed: shared ones join the tool's examples, each tenant's are its own and never handed out", () => {
+    const tool = create(ToolDefinitionSchema, { name: TOOL, examples: ["read a file"] });
+    const byOwner = new Map<string, readonly string[]>([
+      [SHARED, ["show notes/todo.md"]],
+      ["tenant-a", ["what is on my to-do list", "Read a file"]],
+      ["tenant-b", ["show notes/todo.md", "open the merger memo"]],
     ]);
-    assert.deepEqual(read.rejected, ["list it"]);
-    assert.deepEqual(decodeToolExamples(encodeToolExamples(read)), read, "written back as proto, read the same");
+    const indexed = withIndexedExamples(tool, byOwner);
+    assert.deepEqual(indexed.examples, ["read a file", "show notes/todo.md"]);
+    assert.deepEqual(
+      indexed.tenantExamples.map((e) => [e.tenant, e.text]),
+      [["tenant-a", "what is on my to-do list"], ["tenant-b", "open the merger memo"]],
+      "repeats of the tool's own or shared examples are left out",
+    );
+    assert.equal(withIndexedExamples(tool, new Map()), tool, "nothing added: the same definition");
+    assert.deepEqual(examplesFor(tool, byOwner, "tenant-b").examples, ["read a file", "show notes/todo.md", "open the merger memo"]);
+    assert.deepEqual(examplesFor(tool, byOwner, "tenant-c").examples, ["read a file", "show notes/todo.md"], "another tenant sees the shared ones alone");
+  });
+
+  it("tool examples - keys: one per owner and tool, none a catalog key of before owners", () => {
+    assert.equal(examplesKey("fs.read", SHARED), "=s/fs.read");
+    assert.equal(examplesKey("fs.read", "tenant-a"), "=t/tenant-a/fs.read");
+    assert.equal(examplesKey("fs.read", "a..b"), "=t/a=2e=2eb/fs.read", "no empty subject token");
+    assert.notEqual(examplesKey("b.c", "a"), examplesKey("c", "a.b"));
+    assert.ok(isOwnedExamplesKey(examplesKey("x", "t")) && isOwnedExamplesKey(examplesKey("x", SHARED)));
+    assert.ok(!isOwnedExamplesKey(catalogKey("=s/x")) && !isOwnedExamplesKey("fs.read"));
   });
 });
 
@@ -125,28 +152,37 @@ describe("tool examples - the bucket", () => {
   it("tool examples - concurrent writers to one tool all land (compare-and-set with retries)", async () => {
     const bucket = await openBucket(nats.nc, EXAMPLES_BUCKET);
     const queries = Array.from({ length: 12 }, (_, i) => `query ${i}`);
-    await Promise.all(queries.map((q) => updateToolExamples(bucket, TOOL, (current) => learnExample(current, q, 20))));
-    const stored = await readToolExamples(bucket, TOOL);
+    await Promise.all(queries.map((q) => updateToolExamples(bucket, TOOL, "tenant-a", (current) => learnExample(current, q, 20))));
+    const stored = await readToolExamples(bucket, TOOL, "tenant-a");
     assert.deepEqual(new Set(exampleTexts(stored)), new Set(queries));
     assert.equal(stored.tool, TOOL);
+    assert.equal(stored.tenant, "tenant-a");
+    assert.deepEqual(exampleTexts(await readToolExamples(bucket, TOOL, "tenant-b")), [], "another tenant's record is apart");
   });
 
-  it("tool examples - no change writes nothing; a follower sees every tool's examples, then changes", async () => {
+  it("tool examples - no change writes nothing; a follower sees every owner's examples, then changes, and ignores records of before owners", async () => {
     const bucket = await openBucket(nats.nc, "examples-follow-test");
-    await updateToolExamples(bucket, "a.tool", (current) => addExamples(current, ["first"]).next);
+    await updateToolExamples(bucket, "a.tool", "tenant-a", (current) => addExamples(current, ["first"]).next);
+    await updateToolExamples(bucket, "a.tool", SHARED, (current) => addExamples(current, ["for everyone"]).next);
+    // A record as written before examples had owners: under the bare catalog key.
+    await bucket.put(catalogKey("a.tool"), encodeToolExamples(addExamples(emptyExamples("a.tool"), ["whose was this"]).next));
     const before = (await bucket.status()).values;
-    await updateToolExamples(bucket, "a.tool", () => undefined);
+    await updateToolExamples(bucket, "a.tool", "tenant-a", () => undefined);
     assert.equal((await bucket.status()).values, before, "an unchanged tool is not rewritten");
 
-    const seen = new Map<string, string[]>();
-    const follower = await followExamples(bucket, {
-      upsert: (examples) => seen.set(examples.tool, exampleTexts(examples)),
-      remove: () => undefined,
-    });
-    assert.deepEqual(seen.get("a.tool"), ["first"]);
-    await updateToolExamples(bucket, "a.tool", (current) => addExamples(current, ["second"]).next);
-    for (let i = 0; i < 50 && seen.get("a.tool")?.length !== 2; i++) await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(seen.get("a.tool"), ["first", "second"]);
+    const changed: string[] = [];
+    const follower = await followExamples(bucket, (tool) => changed.push(tool));
+    assert.deepEqual(follower.of("a.tool").get("tenant-a"), ["first"]);
+    assert.deepEqual(follower.of("a.tool").get(SHARED), ["for everyone"]);
+    assert.equal(follower.of("a.tool").size, 2, "the record of before owners is not read");
+    assert.equal(follower.unowned, 1);
+    await updateToolExamples(bucket, "a.tool", "tenant-a", (current) => addExamples(current, ["second"]).next);
+    for (let i = 0; i < 50 && follower.of("a.tool").get("tenant-a")?.length !== 2; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(follower.of("a.tool").get("tenant-a"), ["first", "second"]);
+    await bucket.delete(examplesKey("a.tool", "tenant-a"));
+    for (let i = 0; i < 50 && follower.of("a.tool").has("tenant-a"); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(follower.of("a.tool").has("tenant-a"), false, "a deleted record is gone");
+    assert.ok(changed.includes("a.tool"));
     follower.stop();
   });
 });

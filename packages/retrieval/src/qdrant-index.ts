@@ -9,7 +9,8 @@ import type { Bm25Params } from "./bm25.js";
 import { relatedStems } from "./concepts.js";
 import { hash32 } from "./embedder.js";
 import type { Embedder } from "./embedder.js";
-import { tokenize, toolFields } from "./text.js";
+import { tokenize, toolFields, withoutTenantExamples } from "./text.js";
+import type { ToolFields } from "./text.js";
 import { DEFAULT_NAME_WEIGHT, DEFAULT_RELATED_WEIGHT, toolContentHash, weightedStems, weightedVector, withIncluded } from "./tool-index.js";
 import type { ScoredTool, SearchOptions, ToolFilter, ToolIndex } from "./tool-index.js";
 
@@ -67,6 +68,8 @@ export interface ToolPayload {
   /** The embedder the vectors came from; another one means re-embedding. */
   embedder: string;
   role: PointRole;
+  /** Whose point it is: `SHARED_TENANT` for the tool's text and its shared examples, else the tenant that taught the example. */
+  owner: string;
   definition: string;
   [key: string]: unknown;
 }
@@ -158,7 +161,8 @@ export function exampleSparseVector(example: string): Schemas["SparseVector"] {
 export function storedHash(tool: ToolDefinition): string {
   return `${toolContentHash(tool)}.${POINT_LAYOUT}`;
 }
-const POINT_LAYOUT = 2;
+// 3: every point names its owner (examples tenants taught).
+const POINT_LAYOUT = 3;
 
 /** A query's sparse vector: each stem once per occurrence, its related words (concepts.ts) at `relatedWeight`. */
 export function querySparseVector(query: string, relatedWeight = DEFAULT_RELATED_WEIGHT, context: readonly string[] = []): Schemas["SparseVector"] {
@@ -172,8 +176,8 @@ export function querySparseVector(query: string, relatedWeight = DEFAULT_RELATED
   return sparseVector(weights);
 }
 
-/** The payload of one of a tool's points. */
-export function toolPayload(tool: ToolDefinition, hash: string, embedder: string, role: PointRole): ToolPayload {
+/** The payload of one of a tool's points; the definition never carries the examples tenants taught. */
+export function toolPayload(tool: ToolDefinition, hash: string, embedder: string, role: PointRole, owner = SHARED_TENANT): ToolPayload {
   return {
     tool: tool.name,
     pool: tool.pool,
@@ -182,7 +186,8 @@ export function toolPayload(tool: ToolDefinition, hash: string, embedder: string
     hash,
     embedder,
     role,
-    definition: Buffer.from(toBinary(ToolDefinitionSchema, tool)).toString("base64"),
+    owner,
+    definition: Buffer.from(toBinary(ToolDefinitionSchema, withoutTenantExamples(tool))).toString("base64"),
   };
 }
 
@@ -194,8 +199,8 @@ export function definitionOf(payload: Schemas["Payload"] | null | undefined): To
 
 /**
  * A tool's points: `vectors[0]` is its whole text and goes on the `tool`
- * point with `sparse`; `vectors[1..]` are its examples, one `example` point
- * each with the example's own sparse vector.
+ * point with `sparse`; `vectors[1..]` are its examples (`exampleTexts`), one
+ * `example` point each with the example's own sparse vector and its owner.
  */
 export function toolPoints(
   tool: ToolDefinition,
@@ -204,15 +209,22 @@ export function toolPoints(
   vectors: readonly Float32Array[],
   sparse: Schemas["SparseVector"],
 ): Schemas["PointStruct"][] {
-  const examples = toolFields(tool).examples;
+  const examples = exampleTexts(toolFields(tool));
   return vectors.map((vector, i) => {
     const role: PointRole = i === 0 ? "tool" : "example";
+    const example = examples[i - 1];
     const named: Record<string, Schemas["Vector"]> = {
       [DENSE_VECTOR]: Array.from(vector),
-      [SPARSE_VECTOR]: i === 0 ? sparse : exampleSparseVector(examples[i - 1] ?? ""),
+      [SPARSE_VECTOR]: i === 0 ? sparse : exampleSparseVector(example?.text ?? ""),
     };
-    return { id: pointId(tool.name, role, i === 0 ? 0 : i - 1), vector: named, payload: toolPayload(tool, hash, embedder, role) };
+    const payload = toolPayload(tool, hash, embedder, role, example?.owner || SHARED_TENANT);
+    return { id: pointId(tool.name, role, i === 0 ? 0 : i - 1), vector: named, payload };
   });
+}
+
+/** A tool's examples with their owners ("" when shared), in the order of their points. */
+function exampleTexts(f: ToolFields): { text: string; owner: string }[] {
+  return [...f.examples.map((text) => ({ text, owner: "" })), ...f.tenantExamples.map((e) => ({ text: e.text, owner: e.tenant }))];
 }
 
 /** `key` is one of `values` (for an array payload such as `domains`: one of its items is). */
@@ -226,14 +238,18 @@ function matchValue(key: string, value: string): Schemas["FieldCondition"] {
   return { key, match };
 }
 
-/** A ToolFilter as a payload filter, the same rules as `matchesFilter`; none when nothing restricts. */
-export function filterBody(filter: ToolFilter | undefined): Schemas["Filter"] | undefined {
+/**
+ * A ToolFilter as a payload filter, the same rules as `matchesFilter`, and whose examples may
+ * count (`exampleCounts`): the shared ones, and the searching tenant's own.
+ */
+export function filterBody(filter: ToolFilter | undefined): Schemas["Filter"] {
   const must: Schemas["FieldCondition"][] = [];
   if (filter?.tools?.length) must.push(matchAny("tool", filter.tools));
   if (filter?.pools?.length) must.push(matchAny("pool", filter.pools));
   if (filter?.domains?.length) must.push(matchAny("domains", filter.domains));
   if (filter?.tenant !== undefined) must.push(matchAny("tenant", [filter.tenant, SHARED_TENANT]));
-  return must.length > 0 ? { must } : undefined;
+  must.push(filter?.tenant === undefined ? matchValue("owner", SHARED_TENANT) : matchAny("owner", [filter.tenant, SHARED_TENANT]));
+  return { must };
 }
 
 /** Every point of one tool. */
@@ -275,8 +291,8 @@ export function hybridQueryBody(
   const filter = filterBody(opts.filter);
   const limit = prefetchLimit(opts.limit);
   const prefetch: Schemas["Prefetch"][] = [];
-  if (dense) prefetch.push({ query: [...dense], using: DENSE_VECTOR, limit, score_threshold: Number.EPSILON, ...(filter && { filter }) });
-  if (sparse.indices.length > 0) prefetch.push({ query: sparse, using: SPARSE_VECTOR, limit, ...(filter && { filter }) });
+  if (dense) prefetch.push({ query: [...dense], using: DENSE_VECTOR, limit, score_threshold: Number.EPSILON, filter });
+  if (sparse.indices.length > 0) prefetch.push({ query: sparse, using: SPARSE_VECTOR, limit, filter });
   const fusion: Schemas["FusionQuery"] = { fusion: "rrf" };
   return {
     prefetch,
@@ -285,7 +301,7 @@ export function hybridQueryBody(
     group_size: 1,
     limit: opts.limit,
     with_payload: ["definition"],
-    ...(filter && { filter }),
+    filter,
   };
 }
 
@@ -564,7 +580,7 @@ export class QdrantIndex implements ToolIndex {
   private async write(collection: string, tools: readonly { tool: ToolDefinition; hash: string }[]): Promise<void> {
     const texts = tools.map(({ tool }) => {
       const f = toolFields(tool);
-      return [[f.name, f.description, f.parameters].filter((s) => s.length > 0).join("\n"), ...f.examples];
+      return [[f.name, f.description, f.parameters].filter((s) => s.length > 0).join("\n"), ...exampleTexts(f).map((e) => e.text)];
     });
     const vectors = await this.embedder.embed(texts.flat());
     if (vectors.length !== texts.flat().length) {
@@ -604,8 +620,8 @@ export class QdrantIndex implements ToolIndex {
 
   /** New payload on every point of an unchanged tool. */
   private setPayloadOperation(tool: ToolDefinition, hash: string): Schemas["SetPayloadOperation"] {
-    // the role differs per point, so it stays as it is: the rest is the same on all of a tool's points
-    const { role: _role, ...payload } = toolPayload(tool, hash, this.embedder.id, "tool");
+    // the role and owner differ per point, so they stay as they are: the rest is the same on all of a tool's points
+    const { role: _role, owner: _owner, ...payload } = toolPayload(tool, hash, this.embedder.id, "tool");
     return { set_payload: { payload, filter: toolPointsFilter(tool.name) } };
   }
 

@@ -1,3 +1,5 @@
+import { create } from "@bufbuild/protobuf";
+import { ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { splitWords } from "@switchyard/request-text";
 import { stemmer } from "stemmer";
@@ -88,7 +90,10 @@ export interface ToolFields {
   description: string;
   /** Parameter names, titles, descriptions and string enum values, nested ones included. */
   parameters: string;
+  /** Example requests shared with every tenant: the catalog entry's and the shared stored ones. */
   examples: string[];
+  /** Examples one tenant taught (`ToolDefinition.tenantExamples`): they count for that tenant's requests alone. */
+  tenantExamples: { tenant: string; text: string }[];
 }
 
 export function toolFields(tool: ToolDefinition): ToolFields {
@@ -99,10 +104,21 @@ export function toolFields(tool: ToolDefinition): ToolFields {
     description: tool.description,
     parameters: parts.join(" "),
     examples: tool.examples.filter((e) => e.trim().length > 0),
+    tenantExamples: tool.tenantExamples.filter((e) => e.text.trim().length > 0).map(({ tenant, text }) => ({ tenant, text })),
   };
 }
 
-/** Everything indexed for a tool as one text: name words, description, parameters, examples. */
+/** The definition an index hands out: without the examples tenants taught, which no search result may show another tenant. */
+export function withoutTenantExamples(tool: ToolDefinition): ToolDefinition {
+  return tool.tenantExamples.length === 0 ? tool : create(ToolDefinitionSchema, { ...tool, tenantExamples: [] });
+}
+
+/** Whether an example owned by `owner` ("" for a shared one) may count for a search by `tenant` (undefined: a search for no tenant). */
+export function exampleCounts(owner: string, tenant: string | undefined): boolean {
+  return owner === "" || owner === tenant;
+}
+
+/** Everything indexed for a tool as one text: name words, description, parameters, shared examples. */
 export function toolText(tool: ToolDefinition): string {
   const f = toolFields(tool);
   return [f.name, f.description, f.parameters, ...f.examples].filter((s) => s.length > 0).join("\n");

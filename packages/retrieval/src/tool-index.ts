@@ -12,7 +12,7 @@ import { blockCount, raiseBlockMaximum, SCORE_BLOCK_BITS } from "./score-blocks.
 import { allMade } from "./segment-dots.js";
 import { storeVector } from "./stored-vector.js";
 import type { StoredVector } from "./stored-vector.js";
-import { tokenize, toolFields } from "./text.js";
+import { exampleCounts, tokenize, toolFields, withoutTenantExamples } from "./text.js";
 import type { ToolFields } from "./text.js";
 import { topK, TopList } from "./top-k.js";
 import { VectorBlock } from "./vector-block.js";
@@ -171,9 +171,10 @@ export interface EmbeddedIndexOptions {
   vectorCache?: EmbeddingCache;
 }
 
-/** A content hash over what is indexed (name, description, input schema, examples); key order does not matter. */
+/** A content hash over what is indexed (name, description, input schema, examples, tenants' examples); key order does not matter. */
 export function toolContentHash(tool: ToolDefinition): string {
-  const content = canonicalJson([tool.name, tool.description, tool.inputSchema ?? {}, tool.examples]);
+  const taught = tool.tenantExamples.map((e) => [e.tenant, e.text]);
+  const content = canonicalJson([tool.name, tool.description, tool.inputSchema ?? {}, tool.examples, ...(taught.length > 0 ? [taught] : [])]);
   return createHash("sha256").update(content).digest("hex");
 }
 
@@ -187,7 +188,9 @@ export function toolContentHash(tool: ToolDefinition): string {
  *
  * An example is a document of its own, so it lifts its tool only for requests
  * that resemble it: one learned example cannot outvote the tool's description,
- * or another tool's, for a request it shares a word or two with.
+ * or another tool's, for a request it shares a word or two with. An example a
+ * tenant taught (`tenantExamples`) counts only in that tenant's searches
+ * (`ToolFilter.tenant`), and no result shows it.
  *
  * - cosine: the document's vector against the query's, clamped at 0.
  * - bm25: over the stems of the tool's name (counted `nameWeight` times),
@@ -277,10 +280,11 @@ export class EmbeddedIndex implements ToolIndex {
       const changed: { tool: ToolDefinition; hash: string | undefined; fields: ToolFields; stems: ToolStems }[] = [];
       for (const tool of latest.values()) {
         const slot = this.sparse.slot(tool.name);
-        const hash = slot === undefined ? undefined : toolContentHash(tool);
+        // hashed now when the definition kept will lack the tenants' examples the hash covers
+        const hash = slot === undefined && tool.tenantExamples.length === 0 ? undefined : toolContentHash(tool);
         if (slot !== undefined && this.contentHash(slot) === hash) {
           // same content, but pool, core flag, side effect or server may have changed: keep the new definition
-          this.tools[slot] = tool;
+          this.tools[slot] = withoutTenantExamples(tool);
           this.names.set(slot, tokenize(ownToolName(tool)));
           continue;
         }
@@ -298,13 +302,14 @@ export class EmbeddedIndex implements ToolIndex {
         const slot = this.sparse.slot(c.tool.name)!;
         this.dropExamples(slot, ofExamples);
         own.set(slot, vectors[at++]!);
-        const examples = c.stems.examples.map((stems) => {
+        const owners = exampleOwners(c.fields);
+        const examples = c.stems.examples.map((stems, i) => {
           const vector = this.freeExampleVectors.pop() ?? this.exampleVectorCount++;
           ofExamples.set(vector, vectors[at++]!);
-          return { vector, stems: new Set(stems) };
+          return { vector, stems: new Set(stems), owner: owners[i]! };
         });
         if (examples.length > 0) this.examples.set(slot, examples);
-        this.tools[slot] = c.tool;
+        this.tools[slot] = withoutTenantExamples(c.tool);
         this.hashes[slot] = c.hash;
         this.names.set(slot, tokenize(ownToolName(c.tool)));
       }
@@ -415,8 +420,10 @@ export class EmbeddedIndex implements ToolIndex {
       exampleMaxima.fill(0);
       const dots = queryVector && this.exampleVectors.dots(queryVector);
       const resemblance = this.resemblance(expanded);
+      const tenant = opts.filter?.tenant;
       for (const [t, examples] of this.examples) {
-        for (const { vector, stems } of examples) {
+        for (const { vector, stems, owner } of examples) {
+          if (!exampleCounts(owner, tenant)) continue;
           const lexical = (1 - this.nameMatchWeight) * resemblance(stems) + nameCoverage[t]!;
           exampleScores[t] = Math.max(exampleScores[t]!, dots ? fuse(Math.max(0, dots[vector]!), lexical) : lexical);
         }
@@ -587,10 +594,11 @@ export class EmbeddedIndex implements ToolIndex {
   }
 }
 
-/** One example request: its vector's number in the examples' block and its stems. */
+/** One example request: its vector's number in the examples' block, its stems and its owner ("" when shared). */
 interface Example {
   vector: number;
   stems: ReadonlySet<string>;
+  owner: string;
 }
 
 /** The top, then the included tools not in it, best first and marked (`SearchOptions.include`). */
@@ -601,10 +609,15 @@ export function withIncluded(top: ScoredTool[], included: readonly ScoredTool[])
   return [...top, ...topK(extra, extra.length, (r) => r.score, (r) => r.tool.name)];
 }
 
-/** The texts embedded for a tool: its own (name, description, parameters), then each example request. */
+/** The texts embedded for a tool: its own (name, description, parameters), then each example request, the shared ones first. */
 function textsOf(f: ToolFields): string[] {
   const whole = [f.name, f.description, f.parameters].filter((s) => s.length > 0).join("\n");
-  return [whole, ...f.examples];
+  return [whole, ...f.examples, ...f.tenantExamples.map((e) => e.text)];
+}
+
+/** The owner of each example in `textsOf`'s order: "" for a shared one, else its tenant. */
+function exampleOwners(f: ToolFields): string[] {
+  return [...f.examples.map(() => ""), ...f.tenantExamples.map((e) => e.tenant)];
 }
 
 /** A tool's fields as stems (`tokenize`), split once for BM25, the examples' resemblance and the embedder. */
@@ -616,7 +629,8 @@ interface ToolStems {
 }
 
 function stemsOf(f: ToolFields): ToolStems {
-  return { name: tokenize(f.name), description: tokenize(f.description), parameters: tokenize(f.parameters), examples: f.examples.map((e) => tokenize(e)) };
+  const examples = [...f.examples, ...f.tenantExamples.map((e) => e.text)].map((e) => tokenize(e));
+  return { name: tokenize(f.name), description: tokenize(f.description), parameters: tokenize(f.parameters), examples };
 }
 
 /** The stems of `textsOf`'s texts: no word spans the line break that joins the fields, so the whole text's are the fields' one after another. */

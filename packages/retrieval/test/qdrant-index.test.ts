@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { after, describe, it } from "node:test";
 import { create, equals } from "@bufbuild/protobuf";
 import { QdrantClient } from "@qdrant/js-client-rest";
-import { ToolDefinitionSchema } from "@switchyard/packet";
+import { TenantExampleSchema, ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { catalogTool as tool, filesystemTools } from "@switchyard/test-fixtures";
 import { hash32, LocalEmbedder } from "../src/embedder.js";
@@ -101,10 +101,21 @@ describe("qdrant request bodies (no server)", () => {
         hash,
         embedder: "local",
         role: i === 0 ? "tool" : "example",
+        owner: SHARED_TENANT,
       });
       assert.equal(typeof definition, "string");
       assert.ok(equals(ToolDefinitionSchema, definitionOf(p.payload)!, lights), "the payload carries the whole definition");
     }
+  });
+
+  it("qdrant - a tenant's example is a point it owns; no point's definition carries a tenant's examples", () => {
+    const taught = create(ToolDefinitionSchema, { ...lights, tenantExamples: [create(TenantExampleSchema, { tenant: "tenant-b", text: "lights out please" })] });
+    const vectors = [0, 1, 2, 3].map((i) => new Float32Array([i, 1, 0]));
+    const points = toolPoints(taught, toolContentHash(taught), "local", vectors, toolSparseVector(taught));
+    assert.deepEqual(points.map((p) => p.payload!["owner"]), [SHARED_TENANT, SHARED_TENANT, SHARED_TENANT, "tenant-b"]);
+    assert.deepEqual(points[3]!.vector, { [DENSE_VECTOR]: [3, 1, 0], [SPARSE_VECTOR]: exampleSparseVector("lights out please") });
+    for (const p of points) assert.deepEqual(definitionOf(p.payload)!.tenantExamples, []);
+    assert.notEqual(toolContentHash(taught), toolContentHash(lights), "a tenant's example changes what is indexed");
   });
 
   it("qdrant - a tool limited to tenants carries them as its tenant payload", () => {
@@ -157,12 +168,15 @@ describe("qdrant request bodies (no server)", () => {
     assert.equal(querySparseVector("read it again", 0, ["read notes"]).values.reduce((a, b) => Math.max(a, b)), 1.5);
   });
 
+  /** Whose examples count: the shared ones, and a tenant's own in its searches. */
+  const sharedOnly = { key: "owner", match: { value: SHARED_TENANT } };
+  const ownedBy = (tenant: string) => ({ key: "owner", match: { any: [tenant, SHARED_TENANT] } });
   const filters: [string, Parameters<typeof filterBody>[0], ReturnType<typeof filterBody>][] = [
-    ["no filter", undefined, undefined],
-    ["empty lists do not restrict", { tools: [], pools: [], domains: [] }, undefined],
-    ["allow-list", { tools: ["a.x", "b.y"] }, { must: [{ key: "tool", match: { any: ["a.x", "b.y"] } }] }],
-    ["pools", { pools: ["home"] }, { must: [{ key: "pool", match: { any: ["home"] } }] }],
-    ["domains (any of the tool's)", { domains: ["energy"] }, { must: [{ key: "domains", match: { any: ["energy"] } }] }],
+    ["no filter: shared examples alone", undefined, { must: [sharedOnly] }],
+    ["empty lists do not restrict", { tools: [], pools: [], domains: [] }, { must: [sharedOnly] }],
+    ["allow-list", { tools: ["a.x", "b.y"] }, { must: [{ key: "tool", match: { any: ["a.x", "b.y"] } }, sharedOnly] }],
+    ["pools", { pools: ["home"] }, { must: [{ key: "pool", match: { any: ["home"] } }, sharedOnly] }],
+    ["domains (any of the tool's)", { domains: ["energy"] }, { must: [{ key: "domains", match: { any: ["energy"] } }, sharedOnly] }],
     [
       "all three must hold",
       { tools: ["a.x"], pools: ["p"], domains: ["d"] },
@@ -171,13 +185,14 @@ describe("qdrant request bodies (no server)", () => {
           { key: "tool", match: { any: ["a.x"] } },
           { key: "pool", match: { any: ["p"] } },
           { key: "domains", match: { any: ["d"] } },
+          sharedOnly,
         ],
       },
     ],
     [
-      "a tenant: its own tools or the shared ones",
+      "a tenant: its own tools or the shared ones, its own examples or the shared ones",
       { tenant: "tenant-a" },
-      { must: [{ key: "tenant", match: { any: ["tenant-a", SHARED_TENANT] } }] },
+      { must: [{ key: "tenant", match: { any: ["tenant-a", SHARED_TENANT] } }, ownedBy("tenant-a")] },
     ],
     [
       "the empty tenant (a packet without one) gets the shared tools alone",
@@ -186,6 +201,7 @@ describe("qdrant request bodies (no server)", () => {
         must: [
           { key: "pool", match: { any: ["p"] } },
           { key: "tenant", match: { any: ["", SHARED_TENANT] } },
+          ownedBy(""),
         ],
       },
     ],
@@ -212,7 +228,7 @@ describe("qdrant request bodies (no server)", () => {
   it("qdrant - hybrid query: dense and sparse prefetches under the filter, fused by RRF, one group per tool", () => {
     const sparse = querySparseVector("turn it off");
     const body = hybridQueryBody([0.6, 0.8], sparse, { limit: 5, filter: { pools: ["home"] } });
-    const filter = { must: [{ key: "pool", match: { any: ["home"] } }] };
+    const filter = { must: [{ key: "pool", match: { any: ["home"] } }, sharedOnly] };
     assert.deepEqual(body, {
       prefetch: [
         { query: [0.6, 0.8], using: DENSE_VECTOR, limit: 40, score_threshold: Number.EPSILON, filter },
@@ -228,11 +244,11 @@ describe("qdrant request bodies (no server)", () => {
     assert.equal((hybridQueryBody([1], sparse, { limit: 20 }).prefetch as { limit: number }[])[0]!.limit, 100, "examples take places in the prefetch");
   });
 
-  it("qdrant - without a dense vector (embedder down) the sparse prefetch alone, unfiltered when no filter", () => {
+  it("qdrant - without a dense vector (embedder down) the sparse prefetch alone; with no filter, shared examples alone", () => {
     const sparse = querySparseVector("turn it off");
     const body = hybridQueryBody(undefined, sparse, { limit: 3 });
-    assert.deepEqual(body.prefetch, [{ query: sparse, using: SPARSE_VECTOR, limit: 40 }]);
-    assert.equal("filter" in body, false);
+    assert.deepEqual(body.prefetch, [{ query: sparse, using: SPARSE_VECTOR, limit: 40, filter: { must: [sharedOnly] } }]);
+    assert.deepEqual(body.filter, { must: [sharedOnly] });
   });
 
   it("qdrant - the alias moves in one request: delete then create; a new alias is just created", () => {

@@ -1,9 +1,10 @@
 import type { KV } from "@nats-io/kv";
 import { catalogKey, followCatalog } from "@switchyard/bus";
-import { exampleTexts, followExamples, withExamples } from "@switchyard/learning";
+import { followExamples, withIndexedExamples } from "@switchyard/learning";
+import type { FollowedExamples } from "@switchyard/learning";
 import type { ToolDefinition } from "@switchyard/packet";
 import type { Logger } from "@switchyard/telemetry";
-import { catalogStats } from "@switchyard/retrieval";
+import { catalogStats, withoutTenantExamples } from "@switchyard/retrieval";
 import type { CatalogStats, ToolIndex } from "@switchyard/retrieval";
 
 export interface CatalogIndex {
@@ -21,8 +22,9 @@ export interface CatalogIndex {
 /**
  * Keeps the index in step with the catalog bucket: the whole catalog at start,
  * then every change. With the examples bucket, each tool is indexed with its
- * stored examples (learned from use, added by hand) after its own, and a change
- * of a tool's examples re-indexes that tool. The index re-embeds only tools
+ * stored examples (learned from use, added by hand): the shared ones after its
+ * own, each tenant's as its `tenantExamples`, which count in that tenant's
+ * searches alone; a change of a tool's examples re-indexes that tool. The index re-embeds only tools
  * whose content changed. Quarantined tools are left out, as if removed. Resolves once
  * the catalog as it was at start is indexed.
  */
@@ -39,12 +41,12 @@ export async function indexCatalog(
   const retryMs = options.retryMs ?? 5000;
   const retries = new Map<string, NodeJS.Timeout>();
   const core = new Map<string, ToolDefinition>();
-  /** By name, as indexed: with the stored examples. */
+  /** By name, as handed out: the catalog's definition with the shared stored examples, never a tenant's. */
   const tools = new Map<string, ToolDefinition>();
   /** By catalog key, as the catalog has them. */
   const listed = new Map<string, ToolDefinition>();
-  /** By catalog key, the stored example texts. */
-  const stored = new Map<string, string[]>();
+  /** By name, the definition last sent to the index, with every tenant's examples. */
+  const latest = new Map<string, ToolDefinition>();
   /** The catalog as last handed out by `stats`; cleared by every change. */
   let snapshot: ToolDefinition[] | undefined;
   let loading = true;
@@ -56,14 +58,16 @@ export async function indexCatalog(
   const put = (key: string) => {
     const tool = listed.get(key);
     if (!tool) return;
-    const merged = withExamples(tool, stored.get(key) ?? []);
+    const indexed = withIndexedExamples(tool, stored?.of(tool.name) ?? new Map());
+    const merged = withoutTenantExamples(indexed);
     tools.set(tool.name, merged);
     snapshot = undefined;
     if (tool.core) core.set(tool.name, merged);
     else core.delete(tool.name);
-    upsert(key, merged, 0);
+    upsert(key, indexed, 0);
   };
   const upsert = (key: string, tool: ToolDefinition, attempt: number) => {
+    latest.set(tool.name, tool);
     clearTimeout(retries.get(key));
     retries.delete(key);
     const work = index.upsert([tool]).then(
@@ -74,7 +78,7 @@ export async function indexCatalog(
         const timer = setTimeout(() => {
           retries.delete(key);
           // Only if no newer version of the tool has been indexed meanwhile.
-          if (tools.get(tool.name) === tool) upsert(key, tool, attempt + 1);
+          if (latest.get(tool.name) === tool) upsert(key, tool, attempt + 1);
         }, delay);
         timer.unref();
         retries.set(key, timer);
@@ -83,22 +87,17 @@ export async function indexCatalog(
     if (loading) pending.push(work);
   };
   // Examples first, so that the catalog's first load indexes each tool once, with them.
-  const exampleFollower = examples
-    ? await followExamples(examples, {
-        upsert(value, key) {
-          stored.set(key, exampleTexts(value));
-          put(key);
-        },
-        remove(key) {
-          if (stored.delete(key)) put(key);
-        },
-      })
-    : undefined;
+  // put() reads `stored` only for a tool of the catalog, and the catalog is followed after it.
+  const stored: FollowedExamples | undefined = examples ? await followExamples(examples, (tool) => put(catalogKey(tool))) : undefined;
+  if (stored?.unowned) {
+    logger.warn({ records: stored.unowned }, "example records from before examples had owners are ignored: which tenant taught them is unknown (docs/security.md)");
+  }
   const drop = (key: string) => {
     const tool = listed.get(key);
     if (tool === undefined) return;
     listed.delete(key);
     tools.delete(tool.name);
+    latest.delete(tool.name);
     snapshot = undefined;
     core.delete(tool.name);
     track(index.remove(tool.name), `removal of ${tool.name}`);
@@ -124,7 +123,7 @@ export async function indexCatalog(
     stop: () => {
       for (const timer of retries.values()) clearTimeout(timer);
       follower.stop();
-      exampleFollower?.stop();
+      stored?.stop();
     },
   };
 }

@@ -1,7 +1,8 @@
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { KV } from "@nats-io/kv";
+import { SHARED } from "@switchyard/learning";
 import { context } from "@opentelemetry/api";
-import { DONE_WILDCARD, EXAMPLES_SUBJECT, extractTraceContext, FEEDBACK_SUBJECT, loadPacket, protoEndpoint } from "@switchyard/bus";
+import { DONE_WILDCARD, EXAMPLES_SUBJECT, extractTraceContext, FEEDBACK_SUBJECT, Headers, loadPacket, protoEndpoint, ServiceError } from "@switchyard/bus";
 import type { Endpoint } from "@switchyard/bus";
 import {
   AddExamplesRequestSchema,
@@ -39,9 +40,12 @@ export function learningEndpoints(deps: LearningDeps): Endpoint[] {
     protoEndpoint("feedback", FEEDBACK_SUBJECT, FeedbackRequestSchema, FeedbackResponseSchema, async (request) =>
       applyFeedback(deps.examples, deps.pending, await loadPacket(deps.packets, request.packetId), request, deps.isTool, deps.settings),
     ),
-    protoEndpoint("examples", EXAMPLES_SUBJECT, AddExamplesRequestSchema, AddExamplesResponseSchema, (request) =>
-      addToolExamples(deps.examples, request.tool, request.examples, deps.isTool),
-    ),
+    protoEndpoint("examples", EXAMPLES_SUBJECT, AddExamplesRequestSchema, AddExamplesResponseSchema, (request, requestHeaders) => {
+      // The gateway names the caller's tenant, and lets only an admin ask for shared examples.
+      const tenant = requestHeaders?.get(Headers.Tenant) ?? "";
+      if (!request.shared && tenant === "") throw new ServiceError(400, "examples are a tenant's: the request names none (or asks for shared ones)");
+      return addToolExamples(deps.examples, request.tool, request.shared ? SHARED : tenant, request.examples, deps.isTool);
+    }),
   ];
 }
 

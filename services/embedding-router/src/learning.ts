@@ -8,7 +8,7 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
 import { ServiceError } from "@switchyard/bus";
-import { addExamples, exampleTexts, learnExample, rejectExample, updateToolExamples } from "@switchyard/learning";
+import { addExamples, exampleTexts, learnExample, rejectExample, SHARED, updateToolExamples } from "@switchyard/learning";
 import {
   AddExamplesResponseSchema,
   contentOf,
@@ -58,32 +58,37 @@ export function lessonOf(packet: Packet): { tool: string; query: string } | unde
  * or gave positive feedback (`applyFeedback`), or sent the next request of the same session
  * without correcting it ("no, …", "I meant …": `isCorrection`). Until then the lesson waits in
  * the pending-lessons bucket under its session; a packet without a session of its own teaches
- * only what the user approved or confirmed by feedback. Returns the tool that learned an
- * example (the packet's own, or the session's pending one it confirmed), or undefined.
+ * only what the user approved or confirmed by feedback. Every lesson is the packet's tenant's:
+ * stored as its examples, and its sessions are its own (another tenant's packet with the same
+ * session id neither confirms nor sees them). Returns the tool that learned an example (the
+ * packet's own, or the session's pending one it confirmed), or undefined.
  */
 export async function learnFromPacket(examples: KV, pending: KV, packet: Packet, settings: LearningSettings): Promise<string | undefined> {
   if (!settings.LEARN_FROM_USE) return undefined;
   const packetId = packet.header?.packetId ?? "";
+  // Every packet the gateway accepts has a tenant; one without (none should come) teaches nobody rather than everyone.
+  const tenant = packet.header?.tenant ?? "";
+  if (tenant === SHARED) return undefined;
   const session = sessionKey(packet.header);
   let learned: string | undefined;
   if (session) {
     const waiting = await readPending(pending, session);
     if (waiting && waiting.packetId !== packetId) {
       await pending.delete(session);
-      if (!isCorrection(contentOf(packet).originalPrompt)) learned = await teach(examples, waiting, settings);
+      if (!isCorrection(contentOf(packet).originalPrompt)) learned = await teach(examples, waiting, tenant, settings);
     }
   }
   const lesson = lessonOf(packet);
   if (!lesson) return learned;
-  if (routingOf(packet).approval?.grantedAt) return (await teach(examples, lesson, settings)) ?? learned;
+  if (routingOf(packet).approval?.grantedAt) return (await teach(examples, lesson, tenant, settings)) ?? learned;
   if (session) await pending.put(session, toBinary(PendingLessonSchema, create(PendingLessonSchema, { ...lesson, packetId })));
   return learned;
 }
 
-/** Stores a confirmed lesson as an example of its tool; the tool, or undefined when it was not taken (a duplicate, rejected before). */
-async function teach(examples: KV, lesson: { tool: string; query: string }, settings: LearningSettings): Promise<string | undefined> {
+/** Stores a confirmed lesson as the tenant's example of its tool; the tool, or undefined when it was not taken (a duplicate, rejected before). */
+async function teach(examples: KV, lesson: { tool: string; query: string }, tenant: string, settings: LearningSettings): Promise<string | undefined> {
   let learned = false;
-  await updateToolExamples(examples, lesson.tool, (current) => {
+  await updateToolExamples(examples, lesson.tool, tenant, (current) => {
     const next = learnExample(current, lesson.query, settings.LEARN_MAX_EXAMPLES_PER_TOOL);
     learned = next !== undefined;
     return next;
@@ -100,11 +105,22 @@ export function mayTeach(summary: PacketApprovalSummary): boolean {
   return sessionKey(summary.header) !== undefined || summary.toolRouting?.approval?.grantedAt !== undefined;
 }
 
-/** The pending-lessons key of the packet's session (a hash: session ids are the caller's); undefined without a session of its own. */
+/**
+ * The pending-lessons key of the packet's session: a hash of its tenant and session id (session
+ * ids are the caller's, and two tenants may pick the same); undefined without a session of its own.
+ */
 function sessionKey(header: PacketHeader | undefined): string | undefined {
-  const { sessionId, packetId } = header ?? {};
+  const { sessionId, packetId, tenant = "" } = header ?? {};
   if (!sessionId || sessionId === packetId) return undefined;
-  return createHash("sha256").update(sessionId).digest("hex");
+  // A tenant has no NUL, so no other tenant and session id hash the same text.
+  return createHash("sha256").update(`${tenant}\0${sessionId}`).digest("hex");
+}
+
+/** The tenant whose examples feedback on a packet changes; a packet without one is refused. */
+function tenantOf(packet: Packet): string {
+  const tenant = packet.header?.tenant ?? "";
+  if (tenant === SHARED) throw new ServiceError(400, `packet ${packet.header?.packetId ?? "?"} has no tenant: it teaches nothing`);
+  return tenant;
 }
 
 async function readPending(pending: KV, key: string): Promise<PendingLesson | undefined> {
@@ -120,10 +136,11 @@ async function settlePending(pending: KV, packet: Packet): Promise<void> {
 }
 
 /**
- * Feedback on a packet. correct=false takes the packet's query from its
- * selected tool (and keeps it from being learned for it again) and, when
- * `tool` is given, adds it to that tool. correct=true confirms the call: its
- * lesson is learned now (with learning on), instead of waiting for the session.
+ * Feedback on a packet, about its tenant's examples alone. correct=false takes the packet's
+ * query from the tenant's examples of its selected tool (and keeps it from being learned for
+ * it again) and, when `tool` is given, adds it to the tenant's examples of that tool.
+ * correct=true confirms the call: its lesson is learned now (with learning on), instead of
+ * waiting for the session.
  * Throws a ServiceError: 404 for an unknown packet or tool, 409 for a packet
  * still running, 400 for a request that contradicts itself.
  */
@@ -140,12 +157,13 @@ export async function applyFeedback(
   if (!packet) throw new ServiceError(404, `no packet with id ${packetId}`);
   if (!isFinal(packet.state)) throw new ServiceError(409, `packet ${packetId} is still running (${Packet_State[packet.state]})`);
   const query = stepWords(packet);
+  const tenant = tenantOf(packet);
   const response = create(FeedbackResponseSchema, { packetId, query });
   if (request.correct) {
     if (request.tool) throw new ServiceError(400, "tool is only for correct=false: the tool that should have been chosen");
     const lesson = lessonOf(packet);
     await settlePending(pending, packet);
-    if (lesson && settings.LEARN_FROM_USE && (await teach(bucket, lesson, settings))) response.addedTo = lesson.tool;
+    if (lesson && settings.LEARN_FROM_USE && (await teach(bucket, lesson, tenant, settings))) response.addedTo = lesson.tool;
     return response;
   }
   await settlePending(pending, packet);
@@ -155,26 +173,30 @@ export async function applyFeedback(
   if (right !== "" && right === wrong) throw new ServiceError(400, `${right} is the packet's own tool; correct=false says it was wrong`);
   if (right !== "" && !isTool(right)) throw new ServiceError(404, `no tool named ${right}`);
   if (wrong !== "") {
-    await updateToolExamples(bucket, wrong, (current) => rejectExample(current, query));
+    await updateToolExamples(bucket, wrong, tenant, (current) => rejectExample(current, query));
     response.removedFrom = wrong;
   }
   if (right !== "") {
-    await updateToolExamples(bucket, right, (current) => addExamples(current, [query]).next);
+    await updateToolExamples(bucket, right, tenant, (current) => addExamples(current, [query]).next);
     response.addedTo = right;
   }
   return response;
 }
 
-/** Adds examples to a tool by hand. Throws an ServiceError 404 for a tool the catalog does not have. */
+/**
+ * Adds examples to a tool by hand, as `owner`'s: a tenant's, or SHARED (the gateway lets only an
+ * admin ask for that). Throws a ServiceError 404 for a tool the catalog does not have.
+ */
 export async function addToolExamples(
   bucket: KV,
   tool: string,
+  owner: string,
   examples: readonly string[],
   isTool: (name: string) => boolean,
 ): Promise<AddExamplesResponse> {
   if (!isTool(tool)) throw new ServiceError(404, `no tool named ${tool}`);
   let added = 0;
-  const stored = await updateToolExamples(bucket, tool, (current) => {
+  const stored = await updateToolExamples(bucket, tool, owner, (current) => {
     const result = addExamples(current, examples);
     added = result.added;
     return result.next;

@@ -4,7 +4,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import type { KV } from "@nats-io/kv";
 import { EXAMPLES_BUCKET, openBucket, PENDING_LESSONS_BUCKET, putTool, ServiceError } from "@switchyard/bus";
-import { addExamples, exampleTexts, readToolExamples, updateToolExamples } from "@switchyard/learning";
+import { addExamples, exampleTexts, readToolExamples, SHARED, updateToolExamples } from "@switchyard/learning";
 import {
   ApprovalSchema,
   decodePacketApprovalSummary,
@@ -41,12 +41,15 @@ interface Outcome {
   success?: boolean;
   tool?: string;
   query?: string;
+  /** @default "tenant-a" */
+  tenant?: string;
 }
 
 /** A packet as it ends after its last step, by default: completed, its read tool executed. */
 function finished(outcome: Outcome = {}): Packet {
   // the request's own words: what is learned
   const packet = newPacket({ message: outcome.query || "please read the file notes/todo.md" });
+  packet.header!.tenant = outcome.tenant ?? "tenant-a";
   packet.intent!.query = outcome.query ?? "please read the file notes/todo.md";
   const routing = routingOf(packet);
   if (outcome.tool !== "") routing.selectedTool = create(SelectedToolSchema, { toolName: outcome.tool ?? READ });
@@ -137,7 +140,7 @@ describe("learning - the examples bucket and the index", () => {
   }
 
   const learn = (packet: Packet, settings = SETTINGS) => learnFromPacket(bucket, pending, packet, settings);
-  const examplesOf = async (tool: string) => exampleTexts(await readToolExamples(bucket, tool));
+  const examplesOf = async (tool: string, tenant = "tenant-a") => exampleTexts(await readToolExamples(bucket, tool, tenant));
 
   it("learning - an approved call's words become an example of its tool, capped and deduplicated", async () => {
     await freshBucket();
@@ -164,6 +167,19 @@ describe("learning - the examples bucket and the index", () => {
     assert.deepEqual(await examplesOf(LIST), [], "a correction drops the waiting lesson");
     assert.equal(await learn(inSession(finished({ query: "show notes/c.md" }), "s2")), undefined, "another session confirms nothing");
     assert.deepEqual(await examplesOf(READ), ["please read the file notes/todo.md"]);
+  });
+
+  it("learning - lessons are the packet's tenant's: another tenant's packet in a session of the same id neither confirms nor sees them", async () => {
+    await freshBucket();
+    assert.equal(await learn(inSession(finished({ query: "TOPSECRET-ALPHA merger: read notes/todo.md" }), "shared-sess-1")), undefined, "tenant-a's lesson waits");
+    assert.equal(await learn(inSession(finished({ query: "list notes/", tool: LIST, tenant: "tenant-b" }), "shared-sess-1")), undefined, "tenant-b's request confirms nothing of tenant-a's");
+    assert.deepEqual(await examplesOf(READ, "tenant-b"), []);
+    assert.deepEqual(await examplesOf(READ), [], "still waiting for tenant-a's own session");
+    assert.equal(await learn(inSession(finished({ query: "thanks", tool: LIST }), "shared-sess-1")), READ, "tenant-a's next request confirms it");
+    assert.deepEqual(await examplesOf(READ), ["TOPSECRET-ALPHA merger: read notes/todo.md"]);
+    assert.deepEqual(await examplesOf(READ, "tenant-b"), [], "never tenant-b's");
+    assert.deepEqual(await examplesOf(READ, SHARED), [], "never shared");
+    assert.equal(await learn(approved(finished({ tenant: "" }))), undefined, "a packet without a tenant teaches nobody");
   });
 
   it("learning - LEARN_FROM_USE=false learns nothing", async () => {
@@ -225,11 +241,14 @@ describe("learning - the examples bucket and the index", () => {
 
   it("learning - examples added by hand: counted when new, refused for an unknown tool", async () => {
     await freshBucket();
-    const first = await addToolExamples(bucket, READ, ["show me my notes", "what's in todo.md"], () => true);
+    const first = await addToolExamples(bucket, READ, "tenant-a", ["show me my notes", "what's in todo.md"], () => true);
     assert.deepEqual([first.added, first.examples], [2, ["show me my notes", "what's in todo.md"]]);
-    const again = await addToolExamples(bucket, READ, ["Show me my notes", "cat notes/a.md"], () => true);
+    const again = await addToolExamples(bucket, READ, "tenant-a", ["Show me my notes", "cat notes/a.md"], () => true);
     assert.deepEqual([again.added, again.examples], [1, ["show me my notes", "what's in todo.md", "cat notes/a.md"]]);
-    await assert.rejects(addToolExamples(bucket, "no.such_tool", ["x"], () => false), (e: unknown) => e instanceof ServiceError && e.code === 404);
+    const shared = await addToolExamples(bucket, READ, SHARED, ["open a text file"], () => true);
+    assert.deepEqual(shared.examples, ["open a text file"], "shared examples are a record of their own");
+    assert.deepEqual(await examplesOf(READ, "tenant-b"), []);
+    await assert.rejects(addToolExamples(bucket, "no.such_tool", "tenant-a", ["x"], () => false), (e: unknown) => e instanceof ServiceError && e.code === 404);
   });
 
   it("learning - a tool is indexed with its stored examples; a change re-embeds that tool alone", async () => {
@@ -241,7 +260,7 @@ describe("learning - the examples bucket and the index", () => {
     const examples = await openBucket(nats.nc, "examples-merge-test");
     await putTool(catalog, catalogTool({ name: READ, description: "Read a text file", examples: ["read a file"] }));
     await putTool(catalog, catalogTool({ name: LIST, description: "List the entries of a directory" }));
-    await updateToolExamples(examples, READ, (current) => addExamples(current, ["show me the shopping list"]).next);
+    await updateToolExamples(examples, READ, SHARED, (current) => addExamples(current, ["show me the shopping list"]).next);
 
     const indexed = await indexCatalog(catalog, index, logger, examples);
     try {
@@ -251,13 +270,39 @@ describe("learning - the examples bucket and the index", () => {
       assert.equal(top?.tool.name, READ, "found by its stored example");
 
       const before = embedded.length;
-      await updateToolExamples(examples, LIST, (current) => addExamples(current, ["what is in my downloads"]).next);
+      await updateToolExamples(examples, LIST, SHARED, (current) => addExamples(current, ["what is in my downloads"]).next);
       for (let i = 0; i < 100 && embedded.length === before; i++) await new Promise((r) => setTimeout(r, 20));
       assert.equal(embedded.length, before + 1, "one embedding call");
       assert.ok(embedded.at(-1)!.includes("what is in my downloads"));
       assert.ok(!embedded.at(-1)!.some((text) => text.includes("shopping")), "the other tool was not re-embedded");
       const [found] = await index.search("what is in my downloads", { limit: 1 });
       assert.equal(found?.tool.name, LIST);
+    } finally {
+      indexed.stop();
+    }
+  });
+
+  it("learning - a tenant's example lifts its tool for that tenant's searches alone, and no result or listing shows it", async () => {
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    const catalog = await openBucket(nats.nc, "catalog-tenant-test");
+    const examples = await openBucket(nats.nc, "examples-tenant-test");
+    await putTool(catalog, catalogTool({ name: LIST, description: "List the entries of a directory" }));
+    await putTool(catalog, catalogTool({ name: "evil.inject_note", description: "Adds a note" }));
+    const indexed = await indexCatalog(catalog, index, logger, examples);
+    try {
+      const query = "what is on my to-do list";
+      const before = await index.search(query, { limit: 1, filter: { tenant: "tenant-a" } });
+      await updateToolExamples(examples, "evil.inject_note", "tenant-b", (current) => addExamples(current, [query, "TOPSECRET-B"]).next);
+      const search = (tenant?: string) => index.search(query, { limit: 2, ...(tenant === undefined ? {} : { filter: { tenant } }) });
+      for (let i = 0; i < 100 && (await search("tenant-b"))[0]?.tool.name !== "evil.inject_note"; i++) await new Promise((r) => setTimeout(r, 20));
+      const [forB] = await search("tenant-b");
+      assert.equal(forB?.tool.name, "evil.inject_note", "tenant-b's example steers tenant-b's routing");
+      assert.ok(forB!.score > (before[0]?.score ?? 0), `${forB!.score} above tenant-a's best`);
+      const forA = await search("tenant-a");
+      assert.deepEqual(forA.map((r) => [r.tool.name, r.score]).slice(0, 1), before.map((r) => [r.tool.name, r.score]), "tenant-a's ranking is as it was");
+      assert.notEqual((await search())[0]?.tool.name, "evil.inject_note", "nor a search for no tenant");
+      for (const r of [...forA, forB!]) assert.deepEqual(r.tool.tenantExamples, [], "no result carries a tenant's examples");
+      assert.ok(indexed.all().every((t) => t.tenantExamples.length === 0 && !t.examples.includes("TOPSECRET-B")));
     } finally {
       indexed.stop();
     }

@@ -1,6 +1,6 @@
 import type { KV } from "@nats-io/kv";
-import { catalogKey, mirrorCatalog } from "@switchyard/bus";
-import { exampleTexts, followExamples, withExamples } from "@switchyard/learning";
+import { mirrorCatalog } from "@switchyard/bus";
+import { examplesFor, followExamples } from "@switchyard/learning";
 import { toolVisibleTo } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { GatewayError } from "./deps.js";
@@ -10,7 +10,7 @@ export interface CatalogView {
   /** The catalog entry of a tool name, whatever its tenant. */
   get(name: string): ToolDefinition | undefined;
   all(): Iterable<ToolDefinition>;
-  /** The tools a tenant sees, with their stored examples, by name. */
+  /** The tools a tenant sees, with the stored shared examples and its own (never another tenant's), by name. */
   visibleTo(tenant: string): ToolDefinition[];
   /** Another tenant's tool is as unknown to this one as a tool that does not exist: throws not_found with `message`. */
   hideOthersTool(tenant: string, name: string, message?: string): void;
@@ -20,18 +20,14 @@ export interface CatalogView {
 /** Follows the catalog and examples buckets (the router indexes the examples the same way). */
 export async function followCatalogView(catalog: KV, examplesBucket: KV): Promise<CatalogView> {
   const tools = await mirrorCatalog(catalog);
-  const examples = new Map<string, string[]>();
-  const exampleFollower = await followExamples(examplesBucket, {
-    upsert: (stored, key) => examples.set(key, exampleTexts(stored)),
-    remove: (key) => examples.delete(key),
-  });
+  const examples = await followExamples(examplesBucket);
   return {
     get: (name) => tools.get(name),
     all: () => tools.all(),
     visibleTo: (tenant) =>
       [...tools.all()]
         .filter((tool) => toolVisibleTo(tool, tenant))
-        .map((tool) => withExamples(tool, examples.get(catalogKey(tool.name)) ?? []))
+        .map((tool) => examplesFor(tool, examples.of(tool.name), tenant))
         .sort((a, b) => a.name.localeCompare(b.name)),
     hideOthersTool(tenant, name, message = `no tool named ${name}`) {
       const tool = tools.get(name);
@@ -39,7 +35,7 @@ export async function followCatalogView(catalog: KV, examplesBucket: KV): Promis
     },
     stop() {
       tools.stop();
-      exampleFollower.stop();
+      examples.stop();
     },
   };
 }

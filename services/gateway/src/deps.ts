@@ -13,6 +13,7 @@ import type {
   SubmitPacketRequest,
   ToolDefinition,
 } from "@switchyard/packet";
+import type { Caller } from "./auth.js";
 
 /** A packet handed to the fleet: finished=false when it was still running after the wait timeout (or `wait` was false). */
 export interface Submitted {
@@ -30,7 +31,8 @@ export interface Submitted {
  * other error is answered as an internal error without its details.
  *
  * `tenant` is the caller's, from its API key: a packet of another tenant is
- * "not found", so its existence is not revealed. Tools are shared by all tenants.
+ * "not found", so its existence is not revealed, and so is a tool private to another
+ * tenant. What a tenant teaches is its own (docs/security.md).
  */
 export interface GatewayDeps {
   /** The full packet flow; `wait` unset waits. */
@@ -68,10 +70,18 @@ export interface GatewayDeps {
   listTools(tenant: string): Promise<ToolDefinition[]>;
   /** Throws GatewayError "not_found" for an unknown packet or tool, "conflict" for a packet still running. */
   feedback(tenant: string, request: FeedbackRequest): Promise<FeedbackResponse>;
-  /** Throws GatewayError "not_found" for a tool the catalog does not have. */
-  addExamples(tenant: string, request: AddExamplesRequest): Promise<AddExamplesResponse>;
-  /** Pins an MCP tool of the tenant's (or a shared one)'s current definition and lifts its quarantine; GatewayError "not_found" for no such tool. */
-  approveTool(tenant: string, name: string): Promise<ToolDefinition>;
+  /**
+   * Adds examples to a tool: the caller's tenant's, or with `shared` every tenant's (an admin's
+   * act: GatewayError "forbidden" for any other key). "not_found" for a tool the catalog does
+   * not have or the tenant cannot see, in the same words.
+   */
+  addExamples(caller: Caller, request: AddExamplesRequest): Promise<AddExamplesResponse>;
+  /**
+   * Pins an MCP tool's current definition and lifts its quarantine for every tenant that sees it:
+   * an admin's act (GatewayError "forbidden" for any other key). "not_found", in the same words,
+   * for a tool the catalog does not have or the caller's tenant cannot see.
+   */
+  approveTool(caller: Caller, name: string): Promise<ToolDefinition>;
   /**
    * Registers an MCP server for every executor to run (an admin's request; the caller checks).
    * Waits up to the wait timeout for the executors to list its tools into the catalog and

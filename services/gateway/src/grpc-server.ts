@@ -3,7 +3,7 @@ import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import { addReflection, grpcServiceDefinition } from "@switchyard/grpc";
 import { Router } from "@switchyard/packet";
-import type { Authenticator } from "./auth.js";
+import type { Authenticator, Caller } from "./auth.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { grpcErrorOf } from "./errors.js";
@@ -20,6 +20,7 @@ type RouterHandlers = {
   [K in keyof RouterMethods]: (
     request: MessageShape<RouterMethods[K]["input"]>,
     tenant: string,
+    caller: Caller,
   ) => Promise<MessageShape<RouterMethods[K]["output"]>>;
 };
 
@@ -54,7 +55,7 @@ export function buildGrpcServer(
   return { server, health };
 }
 
-type UntypedHandler = (request: unknown, tenant: string) => Promise<unknown>;
+type UntypedHandler = (request: unknown, tenant: string, caller: Caller) => Promise<unknown>;
 
 /** One RPC: the caller's key is checked (UNAUTHENTICATED without a valid one) before the request is looked at. */
 function unary(auth: Authenticator, handler: UntypedHandler): grpc.handleUnaryCall<unknown, unknown> {
@@ -66,7 +67,7 @@ function unary(auth: Authenticator, handler: UntypedHandler): grpc.handleUnaryCa
       callback({ code: grpc.status.UNAUTHENTICATED, details });
       return;
     }
-    handler(call.request, caller.tenant).then(
+    handler(call.request, caller.tenant, caller).then(
       (response) => callback(null, response),
       (error: unknown) => callback(grpcErrorOf(error)),
     );
@@ -164,9 +165,9 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
       return deps.feedback(tenant, request);
     },
 
-    async addExamples(request, tenant) {
-      valid(check.toolExamples, { tool: request.tool, examples: request.examples });
-      return deps.addExamples(tenant, request);
+    async addExamples(request, _tenant, caller) {
+      valid(check.toolExamples, { tool: request.tool, examples: request.examples, ...(request.shared ? { shared: true } : {}) });
+      return deps.addExamples(caller, request);
     },
   };
 }

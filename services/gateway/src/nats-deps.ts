@@ -149,18 +149,24 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
       return router.feedback(request);
     }),
 
-    addExamples: (tenant, request) => whileNatsAvailable(availability, () => {
-      catalog.hideOthersTool(tenant, request.tool);
-      return router.addExamples(request);
+    addExamples: (caller, request) => whileNatsAvailable(availability, () => {
+      catalog.hideOthersTool(caller.tenant, request.tool);
+      if (request.shared && !caller.admin) {
+        throw new GatewayError("forbidden", "shared examples rank every tenant's requests: adding them needs an admin's API key (ADMIN_API_KEYS)");
+      }
+      return router.addExamples(caller.tenant, request);
     }),
 
     registerServer: (server) => whileNatsAvailable(availability, () => registry.registerServer(server)),
     listServers: () => whileNatsAvailable(availability, () => registry.listServers()),
     removeServer: (name) => whileNatsAvailable(availability, () => registry.removeServer(name)),
 
-    approveTool: (tenant, name) => whileNatsAvailable(availability, () => {
-      // In the executor's words for a tool that does not exist.
-      catalog.hideOthersTool(tenant, name, `no tool ${name} on MCP server ${catalog.get(name)?.server}`);
+    approveTool: (caller, name) => whileNatsAvailable(availability, () => {
+      // Answered here, before any executor is asked: an unknown tool and another tenant's are told apart by nothing.
+      if (!catalog.get(name)) throw new GatewayError("not_found", `no tool named ${name}`);
+      catalog.hideOthersTool(caller.tenant, name);
+      // Approving lifts the quarantine for every tenant that sees the tool.
+      if (!caller.admin) throw new GatewayError("forbidden", "approving a quarantined tool needs an admin's API key (ADMIN_API_KEYS)");
       return requestToolApproval(nc, name, options.routeTimeoutMs);
     }),
 

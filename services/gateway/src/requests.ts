@@ -105,6 +105,7 @@ export function requestRules(limits: Pick<GatewayLimits, "maxMessageChars" | "ma
         // An example must hold something besides spaces.
         items: { minLength: 1, maxLength: EXAMPLE_MAX_CHARS, pattern: "\\S" },
       },
+      shared: { schema: { description: "Every tenant's examples, not only the caller's: an admin's API key only" } },
     },
     "switchyard.v1.ApprovePacketRequest": {
       callHash: {

@@ -49,8 +49,8 @@ export function routerRequests(nc: NatsConnection, timeoutMs: number) {
     rankTools: (request: MessageInitShape<typeof RankToolsRequestSchema>): Promise<RankToolsResponse> =>
       ask(RANK_TOOLS_SUBJECT, RankToolsRequestSchema, reader(RankToolsResponseSchema), request),
     feedback: (request: MessageInitShape<typeof FeedbackRequestSchema>): Promise<FeedbackResponse> => ask(FEEDBACK_SUBJECT, FeedbackRequestSchema, reader(FeedbackResponseSchema), request),
-    addExamples: (request: MessageInitShape<typeof AddExamplesRequestSchema>): Promise<AddExamplesResponse> =>
-      ask(EXAMPLES_SUBJECT, AddExamplesRequestSchema, reader(AddExamplesResponseSchema), request),
+    addExamples: (tenant: string, request: MessageInitShape<typeof AddExamplesRequestSchema>): Promise<AddExamplesResponse> =>
+      ask(EXAMPLES_SUBJECT, AddExamplesRequestSchema, reader(AddExamplesResponseSchema), request, tenant),
   };
 }
 

@@ -51,39 +51,45 @@ export function toolRoutes(deps: Pick<GatewayDeps, "route" | "listTools" | "addE
         schema: {
           operationId: "addExamples",
           summary: "Add example requests to a tool; the router indexes them with it",
+          description:
+            "The examples are the caller's tenant's: they rank its requests alone and only it sees them. " +
+            "With shared=true (an admin's key) they are every tenant's.",
           tags: ["tools"],
           params: schemas.toolRef,
           body: schemas.addExamples,
           response: {
             200: protoResponse(AddExamplesResponseSchema, "The tool's stored examples after the change"),
             400: errorResponse("The request is invalid"),
-            404: errorResponse("No tool has this name"),
+            403: errorResponse("shared=true needs an admin's API key (ADMIN_API_KEYS)"),
+            404: errorResponse("The caller's tenant has no tool of this name"),
             503: errorResponse("No embedding-router answered"),
           },
         },
       },
       async (request) =>
-        messageJson(AddExamplesResponseSchema, await deps.addExamples(request.tenant, protoRequest(AddExamplesRequestSchema, { tool: request.params.name, ...request.body }))),
+        messageJson(AddExamplesResponseSchema, await deps.addExamples(request, protoRequest(AddExamplesRequestSchema, { tool: request.params.name, ...request.body }))),
     );
     app.post(
       "/v1/tools/:name/approve",
       {
         schema: {
           operationId: "approveTool",
-          summary: "Approve a tool's current definition: it is pinned and leaves quarantine",
+          summary: "Approve a tool's current definition: it is pinned and leaves quarantine (admin keys only)",
           description:
             "A catalog tool whose definition changed on its MCP server since it was pinned, or whose description holds " +
-            "hidden instructions, is quarantined: neither routed nor called. Approving pins the definition served now.",
+            "hidden instructions, is quarantined: neither routed nor called. Approving pins the definition served now, " +
+            "for every tenant that sees the tool, so it needs an admin's API key (ADMIN_API_KEYS; in local mode, the one user).",
           tags: ["tools"],
           params: schemas.toolRef,
           response: {
             200: protoResponse(ToolDefinitionSchema, "The catalog entry, pinned"),
+            403: errorResponse("The key is not an admin's (ADMIN_API_KEYS)"),
             404: errorResponse("No MCP tool of the caller's tenant (or shared) has this name"),
             503: errorResponse("No executor running the tool's server answered"),
           },
         },
       },
-      async (request) => messageJson(ToolDefinitionSchema, await deps.approveTool(request.tenant, request.params.name)),
+      async (request) => messageJson(ToolDefinitionSchema, await deps.approveTool(request, request.params.name)),
     );
   };
 }

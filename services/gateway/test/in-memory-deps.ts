@@ -36,6 +36,7 @@ import { callPacket, resolveTool } from "../src/direct-call.js";
 import { withShown } from "../src/mcp-session.js";
 import { GatewayError, ownedBy } from "../src/deps.js";
 import type { GatewayDeps } from "../src/deps.js";
+import type { Caller } from "../src/auth.js";
 
 /** What a door handed over, as the tests read it: the request's fields, the tenant beside them. */
 interface HandedPacket {
@@ -249,16 +250,18 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     });
   }
 
-  async addExamples(tenant: string, { tool, examples }: AddExamplesRequest) {
+  async addExamples(caller: Caller, { tool, examples, shared }: AddExamplesRequest) {
     this.added.push({ tool, examples });
-    if (!this.tools.some((t) => t.name === tool && toolVisibleTo(t, tenant))) throw new GatewayError("not_found", `no tool named ${tool}`);
+    if (!this.tools.some((t) => t.name === tool && toolVisibleTo(t, caller.tenant))) throw new GatewayError("not_found", `no tool named ${tool}`);
+    if (shared && !caller.admin) throw new GatewayError("forbidden", "shared examples need an admin's API key");
     return create(AddExamplesResponseSchema, { tool, added: examples.length, examples });
   }
 
   /** Approves as the executor would: the tool leaves quarantine with a pin. */
-  async approveTool(tenant: string, name: string) {
-    const tool = this.tools.find((t) => t.name === name && t.server !== "" && toolVisibleTo(t, tenant));
-    if (!tool) throw new GatewayError("not_found", `no MCP tool ${name}`);
+  async approveTool(caller: Caller, name: string) {
+    const tool = this.tools.find((t) => t.name === name && t.server !== "" && toolVisibleTo(t, caller.tenant));
+    if (!tool) throw new GatewayError("not_found", `no tool named ${name}`);
+    if (!caller.admin) throw new GatewayError("forbidden", "approving a quarantined tool needs an admin's API key");
     return create(ToolDefinitionSchema, { ...tool, pinHash: "f".repeat(64), quarantined: false });
   }
 

@@ -23,27 +23,30 @@ describe("gateway http - tool approval", () => {
     const app = buildApp(new InMemoryGatewayDeps(), LIMITS);
     const unknown = await app.inject({ method: "POST", url: "/v1/tools/no.such_tool/approve" });
     assert.equal(unknown.statusCode, 404);
-    assert.equal(unknown.json().message, "no MCP tool no.such_tool");
+    assert.equal(unknown.json().message, "no tool named no.such_tool");
     const long = await app.inject({ method: "POST", url: `/v1/tools/${"x".repeat(300)}/approve` });
     assert.equal(long.statusCode, 414, "fastify's limit on a path parameter (100 characters) applies");
   });
 
-  it("gateway http - approving a tool needs an API key like the rest of the API", async () => {
-    const app = buildApp(new InMemoryGatewayDeps(), { ...LIMITS, auth: apiKeyAuthenticator(new Map([[KEY, "tenant-a"]])) });
-    const anonymous = await app.inject({ method: "POST", url: "/v1/tools/filesystem.read_file/approve" });
-    assert.equal(anonymous.statusCode, 401);
-    const keyed = await app.inject({
-      method: "POST",
-      url: "/v1/tools/filesystem.read_file/approve",
-      headers: { authorization: `Bearer ${KEY}` },
-    });
-    assert.equal(keyed.statusCode, 200, keyed.body);
+  it("gateway http - approving a tool needs an admin's API key: it lifts the quarantine for every tenant", async () => {
+    const ADMIN_KEY = "tool-admin-key-000001";
+    const keys = new Map([[KEY, "tenant-a"], [ADMIN_KEY, "tenant-a"]]);
+    const app = buildApp(new InMemoryGatewayDeps(), { ...LIMITS, auth: apiKeyAuthenticator(keys, new Set([ADMIN_KEY])) });
+    const approve = (key?: string) =>
+      app.inject({ method: "POST", url: "/v1/tools/filesystem.read_file/approve", headers: key ? { authorization: `Bearer ${key}` } : {} });
+    assert.equal((await approve()).statusCode, 401);
+    const plain = await approve(KEY);
+    assert.equal(plain.statusCode, 403, plain.body);
+    assert.match(plain.json().message, /admin's API key/);
+    const admin = await approve(ADMIN_KEY);
+    assert.equal(admin.statusCode, 200, admin.body);
   });
 
-  it("gateway http - a tenant sees, routes and approves its own and shared tools; another tenant's tool is 404", async () => {
+  it("gateway http - a tenant sees, routes and (by an admin) approves its own and shared tools; another tenant's tool is 404", async () => {
     const OTHER_KEY = "other-tenant-key-0002";
     const deps = new InMemoryGatewayDeps();
-    const app = buildApp(deps, { ...LIMITS, auth: apiKeyAuthenticator(new Map([[KEY, PRIVATE_TENANT], [OTHER_KEY, "tenant-b"]])) });
+    const keys = new Map([[KEY, PRIVATE_TENANT], [OTHER_KEY, "tenant-b"]]);
+    const app = buildApp(deps, { ...LIMITS, auth: apiKeyAuthenticator(keys, new Set([KEY, OTHER_KEY])) });
     const as = (key: string) => ({ authorization: `Bearer ${key}` });
     const listed = async (key: string) =>
       ((await app.inject({ method: "GET", url: "/v1/tools", headers: as(key) })).json().tools as { name: string }[]).map((t) => t.name);
@@ -57,6 +60,9 @@ describe("gateway http - tool approval", () => {
 
     const foreign = await app.inject({ method: "POST", url: "/v1/tools/ledger.post_entry/approve", headers: as(OTHER_KEY) });
     assert.equal(foreign.statusCode, 404, foreign.body);
+    const unknown = await app.inject({ method: "POST", url: "/v1/tools/ledger.no_such_entry/approve", headers: as(OTHER_KEY) });
+    assert.deepEqual([unknown.statusCode, unknown.json().message], [404, "no tool named ledger.no_such_entry"]);
+    assert.equal(foreign.json().message, "no tool named ledger.post_entry", "another tenant's tool in the same words as none");
     const own = await app.inject({ method: "POST", url: "/v1/tools/ledger.post_entry/approve", headers: as(KEY) });
     assert.equal(own.statusCode, 200, own.body);
   });
