@@ -42,7 +42,7 @@ export const configSchema = Type.Object(
     API_KEYS_FILE: Type.Optional(Type.String({ minLength: 1, description: "A file of key:tenant entries, one per line or comma-separated" })),
     ADMIN_API_KEYS: Type.Optional(Type.String({
       minLength: 1,
-      description: "Admins' API keys, key:tenant,…: they act as their tenant and may also register MCP servers (POST /v1/servers)",
+      description: "Admins' API keys, key:tenant,…: they act as their tenant and may also register MCP servers (POST /v1/servers), approve quarantined tools and add shared examples",
     })),
     RATE_LIMIT_MAX: Type.Optional(Type.Integer({
       minimum: 0,
