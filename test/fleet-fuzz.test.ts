@@ -23,10 +23,12 @@ const ROUTES = [
   ["POST", "/v1/route"],
   ["GET", "/v1/tools"],
   ["POST", "/v1/tools/:name/examples"],
+  ["GET", "/v1/tools/:name/examples"],
+  ["DELETE", "/v1/tools/:name/examples/:id"],
 ] as const;
 
 /** The fields the API knows, plus one it refuses (tenant) and any other name. */
-const FIELDS = ["message", "sessionId", "history", "tools", "pools", "domains", "wait", "topK", "correct", "tool", "examples", "callHash", "reason", "tenant"];
+const FIELDS = ["message", "sessionId", "history", "tools", "pools", "domains", "wait", "topK", "correct", "tool", "examples", "callHash", "reason", "shared", "tenant"];
 
 const MB = 1024 * 1024;
 /** The gateway's default BODY_LIMIT_BYTES. */

@@ -124,6 +124,35 @@ describe("fleet tenant walls - what a tenant teaches, approves or leaves behind 
     await eventually(async () => ((await examplesOf("b", "hostile.lookup_weather")).includes("forecast for the picnic") ? true : undefined), 15_000, "an admin's shared example, shown to tenant-b");
   });
 
+  it("fleet tenant walls - examples are listed with ids and deleted by their owner alone; a deleted one stops steering", async () => {
+    const path = "/v1/tools/hostile.lookup_weather/examples";
+    type Listed = { id: string; text: string; shared: boolean; source: string };
+    const listed = async (who: keyof typeof KEYS): Promise<Listed[]> => {
+      const res = await t.get(path, as(who));
+      assert.equal(res.status, 200, res.text);
+      return res.json.examples as Listed[];
+    };
+    const ofB = await listed("b");
+    const mine = ofB.find((e) => e.text === TODO);
+    const shared = ofB.find((e) => e.text === "forecast for the picnic");
+    assert.deepEqual([mine?.shared, mine?.source, shared?.shared], [false, "ADDED", true], JSON.stringify(ofB));
+    assert.deepEqual((await listed("a")).map((e) => e.text), ["forecast for the picnic"], "tenant-a is shown the shared one alone");
+    const request = create(Router.method.listExamples.input as DescMessage, { tool: "hostile.lookup_weather" });
+    const metadata = new grpc.Metadata();
+    metadata.set("authorization", `Bearer ${KEYS.a}`);
+    const overGrpc = await new Promise<{ examples: Listed[] }>((resolve, reject) =>
+      grpcClient["listExamples"]!(request, metadata, (error, response) => (error ? reject(error) : resolve(response as { examples: Listed[] }))),
+    );
+    assert.deepEqual(overGrpc.examples.map((e) => e.text), ["forecast for the picnic"], "gRPC ListExamples shows the same");
+
+    assert.equal((await t.delete(`${path}/${mine!.id}`, as("a"))).status, 404, "tenant-b's example is no id of tenant-a's");
+    assert.equal((await t.delete(`${path}/${shared!.id}`, as("b"))).status, 403, "a shared one is an admin's to remove");
+    const removed = await t.delete(`${path}/${mine!.id}`, as("b"));
+    assert.deepEqual([removed.status, removed.json.text], [200, TODO], removed.text);
+    await eventually(async () => ((await top("b", TODO)).name !== "hostile.lookup_weather" ? true : undefined), 15_000, "tenant-b's routing without it");
+    assert.ok(!(await listed("b")).some((e) => e.text === TODO));
+  });
+
   it("fleet tenant walls - tenant-b's packet in tenant-a's session id neither confirms nor sees tenant-a's lesson", async () => {
     const sessionId = "shared-sess-1";
     const query = "please read the file notes/todo.md";

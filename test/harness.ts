@@ -33,6 +33,7 @@ export interface TestFleet {
   logs: string[];
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Reply>;
   get(path: string, headers?: Record<string, string>): Promise<Reply>;
+  delete(path: string, headers?: Record<string, string>): Promise<Reply>;
   close(): Promise<void>;
 }
 
@@ -107,6 +108,7 @@ export async function startTestFleet(testOptions: TestFleetOptions = {}): Promis
         body: typeof body === "string" ? body : JSON.stringify(body),
       }),
     get: (path, headers = {}) => call(path, { headers }),
+    delete: (path, headers = {}) => call(path, { method: "DELETE", headers }),
     async close() {
       await fleet.stop();
       await stopNats();

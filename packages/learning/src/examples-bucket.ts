@@ -72,6 +72,8 @@ export async function updateToolExamples(
 export interface FollowedExamples {
   /** A tool's example texts by owner (SHARED, or a tenant), oldest first; empty for a tool with none. */
   of(tool: string): ReadonlyMap<string, readonly string[]>;
+  /** A tool's stored records by owner. */
+  records(tool: string): ReadonlyMap<string, ToolExamples>;
   /** How many records from before examples had owners the bucket holds; they are ignored. */
   readonly unowned: number;
   stop(): void;
@@ -83,6 +85,7 @@ export interface FollowedExamples {
  */
 export async function followExamples(bucket: KV, changed: (tool: string) => void = () => undefined): Promise<FollowedExamples> {
   const byTool = new Map<string, Map<string, readonly string[]>>();
+  const recordsByTool = new Map<string, Map<string, ToolExamples>>();
   /** What each key holds, so that a deleted key can be told apart. */
   const owners = new Map<string, { tool: string; tenant: string }>();
   const unowned = new Set<string>();
@@ -90,9 +93,11 @@ export async function followExamples(bucket: KV, changed: (tool: string) => void
     const owner = owners.get(key);
     if (!owner) return undefined;
     owners.delete(key);
-    const texts = byTool.get(owner.tool);
-    texts?.delete(owner.tenant);
-    if (texts?.size === 0) byTool.delete(owner.tool);
+    for (const map of [byTool, recordsByTool]) {
+      const owned = map.get(owner.tool);
+      owned?.delete(owner.tenant);
+      if (owned?.size === 0) map.delete(owner.tool);
+    }
     return owner.tool;
   };
   const follower = await followBucket(bucket, (bytes, key) => (isOwnedExamplesKey(key) ? decodeToolExamples(bytes) : undefined), {
@@ -106,6 +111,9 @@ export async function followExamples(bucket: KV, changed: (tool: string) => void
       let texts = byTool.get(examples.tool);
       if (!texts) byTool.set(examples.tool, (texts = new Map()));
       texts.set(examples.tenant, exampleTexts(examples));
+      let records = recordsByTool.get(examples.tool);
+      if (!records) recordsByTool.set(examples.tool, (records = new Map()));
+      records.set(examples.tenant, examples);
       changed(examples.tool);
     },
     remove(key) {
@@ -116,6 +124,7 @@ export async function followExamples(bucket: KV, changed: (tool: string) => void
   });
   return {
     of: (tool) => byTool.get(tool) ?? NONE,
+    records: (tool) => recordsByTool.get(tool) ?? NO_RECORDS,
     get unowned() {
       return unowned.size;
     },
@@ -124,6 +133,7 @@ export async function followExamples(bucket: KV, changed: (tool: string) => void
 }
 
 const NONE: ReadonlyMap<string, readonly string[]> = new Map();
+const NO_RECORDS: ReadonlyMap<string, ToolExamples> = new Map();
 
 /** Someone else wrote the entry since we read it. */
 function isWriteConflict(error: unknown): boolean {

@@ -1,8 +1,9 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { StoredExample_Source, StoredExampleSchema, TenantExampleSchema, ToolDefinitionSchema, ToolExamplesSchema } from "@switchyard/packet";
-import type { StoredExample, TenantExample, ToolDefinition, ToolExamples } from "@switchyard/packet";
+import { StoredExample_Source, StoredExampleSchema, TenantExampleSchema, ToolDefinitionSchema, ToolExampleSchema, ToolExamplesSchema } from "@switchyard/packet";
+import type { StoredExample, TenantExample, ToolDefinition, ToolExample, ToolExamples } from "@switchyard/packet";
 import { maskSecrets } from "@switchyard/telemetry";
+import { createHash } from "node:crypto";
 import { SHARED } from "./owners.js";
 
 /**
@@ -53,20 +54,31 @@ export function learnExample(current: ToolExamples, query: string, max: number, 
   const key = exampleKey(text);
   if (max <= 0 || text === "" || text.length > EXAMPLE_MAX_CHARS || current.rejected.includes(key)) return undefined;
   const same = current.examples.find((e) => exampleKey(e.text) === key);
-  if (same?.source === StoredExample_Source.ADDED) return undefined;
+  if (same && isKept(same)) return undefined;
   // The same words as the newest learned example: nothing would change but its time, and a
   // busy tool asked the same thing by many packets at once would rewrite the entry for each.
   if (same && same.text === text && current.examples.filter((e) => e.source === StoredExample_Source.LEARNED).at(-1) === same) return undefined;
   const examples = current.examples.filter((e) => e !== same);
   examples.push(create(StoredExampleSchema, { text, source: StoredExample_Source.LEARNED, at: timestampFromDate(at) }));
-  return { ...current, examples: keepNewest(examples, StoredExample_Source.LEARNED, max) };
+  return { ...current, examples: keepNewest(examples, (e) => e.source === StoredExample_Source.LEARNED, max) };
+}
+
+/** Whether an example was given by a person (by hand or by feedback): kept, never evicted by learning. */
+function isKept(example: StoredExample): boolean {
+  return example.source === StoredExample_Source.ADDED || example.source === StoredExample_Source.FEEDBACK;
 }
 
 /**
- * Adds examples by hand (or from feedback): each is no longer rejected, a
- * learned one becomes hand-added, a new one is appended. `added` counts the new ones.
+ * Adds examples by hand (or, with `source` FEEDBACK, from feedback): each is no longer
+ * rejected, a learned one becomes kept with the given source, a new one is appended.
+ * `added` counts the new ones. Beyond MAX_ADDED_EXAMPLES_PER_TOOL kept ones the oldest go.
  */
-export function addExamples(current: ToolExamples, texts: readonly string[], at = new Date()): { next: ToolExamples; added: number } {
+export function addExamples(
+  current: ToolExamples,
+  texts: readonly string[],
+  at = new Date(),
+  source: StoredExample_Source.ADDED | StoredExample_Source.FEEDBACK = StoredExample_Source.ADDED,
+): { next: ToolExamples; added: number } {
   let examples = [...current.examples];
   const rejected = new Set(current.rejected);
   const stamp = timestampFromDate(at);
@@ -78,13 +90,13 @@ export function addExamples(current: ToolExamples, texts: readonly string[], at 
     rejected.delete(key);
     const same = examples.findIndex((e) => exampleKey(e.text) === key);
     if (same >= 0) {
-      examples[same] = { ...examples[same]!, source: StoredExample_Source.ADDED };
+      if (!isKept(examples[same]!)) examples[same] = { ...examples[same]!, source };
       continue;
     }
-    examples.push(create(StoredExampleSchema, { text, source: StoredExample_Source.ADDED, at: stamp }));
+    examples.push(create(StoredExampleSchema, { text, source, at: stamp }));
     added++;
   }
-  examples = keepNewest(examples, StoredExample_Source.ADDED, MAX_ADDED_EXAMPLES_PER_TOOL);
+  examples = keepNewest(examples, isKept, MAX_ADDED_EXAMPLES_PER_TOOL);
   return { next: { ...current, examples, rejected: [...rejected] }, added };
 }
 
@@ -93,6 +105,40 @@ export function rejectExample(current: ToolExamples, query: string): ToolExample
   const key = exampleKey(query);
   const rejected = [...current.rejected.filter((r) => r !== key), key].slice(-MAX_REJECTED_PER_TOOL);
   return { ...current, examples: current.examples.filter((e) => exampleKey(e.text) !== key), rejected };
+}
+
+/**
+ * Takes the example with this id (`exampleId`) away and remembers it as rejected, so it is not
+ * learned again; undefined when the record has no such example.
+ */
+export function removeExample(current: ToolExamples, id: string): { next: ToolExamples; removed: StoredExample } | undefined {
+  const removed = current.examples.find((e) => exampleId(current.tenant, e.text) === id);
+  return removed && { next: rejectExample(current, removed.text), removed };
+}
+
+/**
+ * An example's id: a hash of its owner and its words as compared (`exampleKey`), so every
+ * replica and gateway gives the same example the same id, and two owners' never collide.
+ */
+export function exampleId(owner: string, text: string): string {
+  // An owner has no NUL, so no other owner and text hash the same input.
+  return createHash("sha256").update(`${owner}\0${exampleKey(text)}`).digest("hex").slice(0, EXAMPLE_ID_CHARS);
+}
+
+/** Hex characters of an example id: 64 bits, unique among any tool's examples. */
+export const EXAMPLE_ID_CHARS = 16;
+
+/**
+ * A tool's stored examples as `tenant` sees them, each with its id: the shared ones, then the
+ * tenant's own, each oldest first (`records`: `FollowedExamples.records`).
+ */
+export function listedExamples(records: ReadonlyMap<string, ToolExamples>, tenant: string): ToolExample[] {
+  const owners = tenant === SHARED ? [SHARED] : [SHARED, tenant];
+  return owners.flatMap((owner) =>
+    (records.get(owner)?.examples ?? []).map((e) =>
+      create(ToolExampleSchema, { id: exampleId(owner, e.text), text: e.text, source: e.source, at: e.at, shared: owner === SHARED }),
+    ),
+  );
 }
 
 /** The example texts, oldest first. */
@@ -158,8 +204,8 @@ export function decodeToolExamples(bytes: Uint8Array, tool = "", tenant = SHARED
   }
 }
 
-/** The examples without the oldest of `source` beyond `max` of them. */
-function keepNewest(examples: StoredExample[], source: StoredExample_Source, max: number): StoredExample[] {
-  let excess = examples.filter((e) => e.source === source).length - max;
-  return examples.filter((e) => !(e.source === source && excess-- > 0));
+/** The examples without the oldest of those `counted` beyond `max` of them. */
+function keepNewest(examples: StoredExample[], counted: (example: StoredExample) => boolean, max: number): StoredExample[] {
+  let excess = examples.filter(counted).length - max;
+  return examples.filter((e) => !(counted(e) && excess-- > 0));
 }

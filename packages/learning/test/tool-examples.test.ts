@@ -10,14 +10,17 @@ import {
   encodeToolExamples,
   EXAMPLE_MAX_CHARS,
   examplesFor,
+  exampleId,
   examplesKey,
   exampleTexts,
   followExamples,
   isOwnedExamplesKey,
   learnExample,
+  listedExamples,
   MAX_ADDED_EXAMPLES_PER_TOOL,
   readToolExamples,
   rejectExample,
+  removeExample,
   SHARED,
   updateToolExamples,
   withExamples,
@@ -133,6 +136,28 @@ describe("tool examples", () => {
     assert.equal(withIndexedExamples(tool, new Map()), tool, "nothing added: the same definition");
     assert.deepEqual(examplesFor(tool, byOwner, "tenant-b").examples, ["read a file", "show notes/todo.md", "open the merger memo"]);
     assert.deepEqual(examplesFor(tool, byOwner, "tenant-c").examples, ["read a file", "show notes/todo.md"], "another tenant sees the shared ones alone");
+  });
+
+  it("tool examples - ids are stable per owner and words; removing one rejects it, listing shows shared then own", () => {
+    assert.equal(exampleId("tenant-a", "Show  my notes"), exampleId("tenant-a", "show my notes"), "as compared: case and spaces do not count");
+    assert.notEqual(exampleId("tenant-a", "show my notes"), exampleId("tenant-b", "show my notes"));
+    assert.match(exampleId(SHARED, "x"), /^[0-9a-f]{16}$/);
+    const mine = addExamples(emptyExamples(TOOL, "tenant-a"), ["show my notes", "open todo.md"]).next;
+    const fed = addExamples(mine, ["list it"], at(9), StoredExample_Source.FEEDBACK).next;
+    assert.deepEqual(fed.examples.map((e) => e.source), [StoredExample_Source.ADDED, StoredExample_Source.ADDED, StoredExample_Source.FEEDBACK]);
+    assert.equal(learnExample(fed, "list it", 20), undefined, "a kept example is not turned into a learned one");
+    const { next, removed } = removeExample(fed, exampleId("tenant-a", "open todo.md"))!;
+    assert.equal(removed.text, "open todo.md");
+    assert.deepEqual(exampleTexts(next), ["show my notes", "list it"]);
+    assert.equal(learnExample(next, "open todo.md", 20), undefined, "not learned again");
+    assert.equal(removeExample(next, exampleId("tenant-b", "show my notes")), undefined, "another owner's id names nothing here");
+    const shared = addExamples(emptyExamples(TOOL), ["read a file"]).next;
+    const listed = listedExamples(new Map([["tenant-a", next], [SHARED, shared], ["tenant-b", addExamples(emptyExamples(TOOL, "tenant-b"), ["theirs"]).next]]), "tenant-a");
+    assert.deepEqual(listed.map((e) => [e.text, e.shared, e.id]), [
+      ["read a file", true, exampleId(SHARED, "read a file")],
+      ["show my notes", false, exampleId("tenant-a", "show my notes")],
+      ["list it", false, exampleId("tenant-a", "list it")],
+    ]);
   });
 
   it("tool examples - keys: one per owner and tool, none a catalog key of before owners", () => {

@@ -48,10 +48,13 @@ export type {
 export {
   AddExamplesRequestSchema,
   ApprovePacketRequestSchema,
+  DeleteExampleRequestSchema,
   DenyPacketRequestSchema,
   AddExamplesResponseSchema,
   FeedbackRequestSchema,
   FeedbackResponseSchema,
+  ListExamplesRequestSchema,
+  ListExamplesResponseSchema,
   ListServersResponseSchema,
   ListToolsResponseSchema,
   McpSessionSchema,
@@ -66,6 +69,7 @@ export {
   SubmitCallRequestSchema,
   SubmitPacketRequestSchema,
   SubmitPacketResponseSchema,
+  ToolExampleSchema,
 } from "./gen/switchyard/v1/router_pb.js";
 export {
   AttemptSchema,
@@ -82,10 +86,13 @@ export type {
   AddExamplesRequest,
   AddExamplesResponse,
   ApprovePacketRequest,
+  DeleteExampleRequest,
   DenyPacketRequest,
   FeedbackRequest,
   FeedbackResponse,
   GetPacketRequest,
+  ListExamplesRequest,
+  ListExamplesResponse,
   ListToolsRequest,
   ListToolsResponse,
   RankToolsRequest,
@@ -96,6 +103,7 @@ export type {
   SubmitCallRequest,
   SubmitPacketRequest,
   SubmitPacketResponse,
+  ToolExample,
 } from "./gen/switchyard/v1/router_pb.js";
 export {
   addDataField,

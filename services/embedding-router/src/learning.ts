@@ -17,6 +17,7 @@ import {
   isFinal,
   Packet_State,
   PendingLessonSchema,
+  StoredExample_Source,
   routingOf,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
@@ -177,7 +178,7 @@ export async function applyFeedback(
     response.removedFrom = wrong;
   }
   if (right !== "") {
-    await updateToolExamples(bucket, right, tenant, (current) => addExamples(current, [query]).next);
+    await updateToolExamples(bucket, right, tenant, (current) => addExamples(current, [query], new Date(), StoredExample_Source.FEEDBACK).next);
     response.addedTo = right;
   }
   return response;

@@ -8,12 +8,14 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import {
   AddExamplesResponseSchema,
   FeedbackResponseSchema,
+  ListExamplesResponseSchema,
   ListServersResponseSchema,
   ListToolsResponseSchema,
   PacketSchema,
   RegisterServerResponseSchema,
   RouteResponseSchema,
   SubmitPacketResponseSchema,
+  ToolExampleSchema,
 } from "@switchyard/packet";
 import type { Authenticator } from "./auth.js";
 import type { GatewayDeps } from "./deps.js";
@@ -57,6 +59,8 @@ const RESPONSE_MESSAGES: DescMessage[] = [
   ListToolsResponseSchema,
   FeedbackResponseSchema,
   AddExamplesResponseSchema,
+  ListExamplesResponseSchema,
+  ToolExampleSchema,
   RegisterServerResponseSchema,
   ListServersResponseSchema,
 ];

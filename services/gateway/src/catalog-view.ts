@@ -1,8 +1,8 @@
 import type { KV } from "@nats-io/kv";
 import { mirrorCatalog } from "@switchyard/bus";
-import { examplesFor, followExamples } from "@switchyard/learning";
+import { examplesFor, followExamples, listedExamples } from "@switchyard/learning";
 import { toolVisibleTo } from "@switchyard/packet";
-import type { ToolDefinition } from "@switchyard/packet";
+import type { ToolDefinition, ToolExample } from "@switchyard/packet";
 import { GatewayError } from "./deps.js";
 
 /** The gateway's copy of the catalog and each tool's stored examples, kept in step with their buckets. */
@@ -14,6 +14,10 @@ export interface CatalogView {
   visibleTo(tenant: string): ToolDefinition[];
   /** Another tenant's tool is as unknown to this one as a tool that does not exist: throws not_found with `message`. */
   hideOthersTool(tenant: string, name: string, message?: string): void;
+  /** Throws not_found, in the same words, for a tool the catalog does not have or the tenant cannot see. */
+  requireVisible(tenant: string, name: string): void;
+  /** A tool's stored examples as the tenant sees them (the shared ones, then its own), with their ids. */
+  storedExamples(tool: string, tenant: string): ToolExample[];
   stop(): void;
 }
 
@@ -33,6 +37,11 @@ export async function followCatalogView(catalog: KV, examplesBucket: KV): Promis
       const tool = tools.get(name);
       if (tool && !toolVisibleTo(tool, tenant)) throw new GatewayError("not_found", message);
     },
+    requireVisible(tenant, name) {
+      const tool = tools.get(name);
+      if (!tool || !toolVisibleTo(tool, tenant)) throw new GatewayError("not_found", `no tool named ${name}`);
+    },
+    storedExamples: (tool, tenant) => listedExamples(examples.records(tool), tenant),
     stop() {
       tools.stop();
       examples.stop();

@@ -1,8 +1,11 @@
 import type {
   AddExamplesRequest,
   AddExamplesResponse,
+  DeleteExampleRequest,
   FeedbackRequest,
   FeedbackResponse,
+  ListExamplesRequest,
+  ListExamplesResponse,
   Packet,
   RankToolsRequest,
   RegisteredServer,
@@ -12,6 +15,7 @@ import type {
   SubmitCallRequest,
   SubmitPacketRequest,
   ToolDefinition,
+  ToolExample,
 } from "@switchyard/packet";
 import type { Caller } from "./auth.js";
 
@@ -82,6 +86,14 @@ export interface GatewayDeps {
    * for a tool the catalog does not have or the caller's tenant cannot see.
    */
   approveTool(caller: Caller, name: string): Promise<ToolDefinition>;
+  /** A tool's stored examples as the caller's tenant sees them, with ids; "not_found" as for addExamples. */
+  listExamples(caller: Caller, request: ListExamplesRequest): Promise<ListExamplesResponse>;
+  /**
+   * Removes one stored example (it is not learned again) and answers it: one of the tenant's
+   * own, or a shared one (an admin's act: "forbidden" for any other key). "not_found" for a
+   * tool as for addExamples, or an id the tenant is shown no example with.
+   */
+  deleteExample(caller: Caller, request: DeleteExampleRequest): Promise<ToolExample>;
   /**
    * Registers an MCP server for every executor to run (an admin's request; the caller checks).
    * Waits up to the wait timeout for the executors to list its tools into the catalog and

@@ -85,6 +85,8 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
     deny: requestValidator(schemas.deny),
     feedback: requestValidator(schemas.feedback),
     toolExamples: requestValidator(schemas.toolExamples),
+    listExamples: requestValidator(schemas.listExamples),
+    deleteExample: requestValidator(schemas.deleteExample),
   };
   /** Runs a validator and turns its failure into INVALID_ARGUMENT; returns the value as validated. */
   function valid<T>(validator: (value: unknown) => ReturnType<typeof check.route>, value: T): T {
@@ -168,6 +170,16 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
     async addExamples(request, _tenant, caller) {
       valid(check.toolExamples, { tool: request.tool, examples: request.examples, ...(request.shared ? { shared: true } : {}) });
       return deps.addExamples(caller, request);
+    },
+
+    async listExamples(request, _tenant, caller) {
+      valid(check.listExamples, { tool: request.tool });
+      return deps.listExamples(caller, request);
+    },
+
+    async deleteExample(request, _tenant, caller) {
+      valid(check.deleteExample, { tool: request.tool, id: request.id });
+      return deps.deleteExample(caller, request);
     },
   };
 }

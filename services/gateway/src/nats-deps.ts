@@ -1,9 +1,11 @@
+import { create } from "@bufbuild/protobuf";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { KV } from "@nats-io/kv";
 import { context, trace } from "@opentelemetry/api";
 import type { Tracer } from "@opentelemetry/api";
 import { Attr, loadPacket, packetTraceContext, setDeadline, startHopClock } from "@switchyard/bus";
-import { encodePacket, newPacket, Packet_State } from "@switchyard/packet";
+import { removeExample, SHARED, updateToolExamples } from "@switchyard/learning";
+import { encodePacket, ListExamplesResponseSchema, newPacket, Packet_State } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
 import { approveCall, denyCall } from "./approvals.js";
 import { followCatalogView } from "./catalog-view.js";
@@ -163,11 +165,33 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
 
     approveTool: (caller, name) => whileNatsAvailable(availability, () => {
       // Answered here, before any executor is asked: an unknown tool and another tenant's are told apart by nothing.
-      if (!catalog.get(name)) throw new GatewayError("not_found", `no tool named ${name}`);
-      catalog.hideOthersTool(caller.tenant, name);
+      catalog.requireVisible(caller.tenant, name);
       // Approving lifts the quarantine for every tenant that sees the tool.
       if (!caller.admin) throw new GatewayError("forbidden", "approving a quarantined tool needs an admin's API key (ADMIN_API_KEYS)");
       return requestToolApproval(nc, name, options.routeTimeoutMs);
+    }),
+
+    listExamples: async (caller, { tool }) => {
+      catalog.requireVisible(caller.tenant, tool);
+      return create(ListExamplesResponseSchema, { tool, examples: catalog.storedExamples(tool, caller.tenant) });
+    },
+
+    deleteExample: (caller, { tool, id }) => whileNatsAvailable(availability, async () => {
+      catalog.requireVisible(caller.tenant, tool);
+      const shown = catalog.storedExamples(tool, caller.tenant).find((example) => example.id === id);
+      if (!shown) throw new GatewayError("not_found", `tool ${tool} has no example ${id}`);
+      if (shown.shared && !caller.admin) {
+        throw new GatewayError("forbidden", "shared examples rank every tenant's requests: removing one needs an admin's API key (ADMIN_API_KEYS)");
+      }
+      let removed = false;
+      await updateToolExamples(options.examples, tool, shown.shared ? SHARED : caller.tenant, (current) => {
+        const change = removeExample(current, id);
+        removed = change !== undefined;
+        return change?.next;
+      });
+      // Another request removed it between the look and the write.
+      if (!removed) throw new GatewayError("not_found", `tool ${tool} has no example ${id}`);
+      return shown;
     }),
 
     isReady: () => availability.connected(),

@@ -3,8 +3,10 @@ import type { DescMessage, JsonValue, MessageShape } from "@bufbuild/protobuf";
 import {
   AddExamplesRequestSchema,
   ApprovePacketRequestSchema,
+  DeleteExampleRequestSchema,
   DenyPacketRequestSchema,
   FeedbackRequestSchema,
+  ListExamplesRequestSchema,
   RouteRequestSchema,
   SubmitCallRequestSchema,
   SubmitPacketRequestSchema,
@@ -14,7 +16,7 @@ import type { Turn } from "@switchyard/packet";
 import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { TSchema } from "@fastify/type-provider-typebox";
 import type { FastifySchemaValidationError } from "fastify";
-import { EXAMPLE_MAX_CHARS } from "@switchyard/learning";
+import { EXAMPLE_ID_CHARS, EXAMPLE_MAX_CHARS } from "@switchyard/learning";
 import { requestBodySchema } from "./proto-json-schema.js";
 import type { FieldRule, RequestRules } from "./proto-json-schema.js";
 
@@ -42,6 +44,8 @@ const MAX_TOOL_NAME_CHARS = 256;
 const MAX_REASON_CHARS = 2000;
 /** A tool's catalog name, wherever a request names one. */
 const TOOL_NAME = { minLength: 1, maxLength: MAX_TOOL_NAME_CHARS };
+/** An example's id (ToolExample.id), wherever a request names one. */
+const EXAMPLE_ID = { pattern: `^[0-9a-f]{${EXAMPLE_ID_CHARS}}$`, description: "The example's id, as GET /v1/tools/{name}/examples lists it" };
 /** Longest pool or domain name. */
 export const MAX_GROUP_CHARS = 128;
 /** Most examples one request may add. */
@@ -107,6 +111,11 @@ export function requestRules(limits: Pick<GatewayLimits, "maxMessageChars" | "ma
       },
       shared: { schema: { description: "Every tenant's examples, not only the caller's: an admin's API key only" } },
     },
+    "switchyard.v1.ListExamplesRequest": { tool: { required: true, schema: TOOL_NAME } },
+    "switchyard.v1.DeleteExampleRequest": {
+      tool: { required: true, schema: TOOL_NAME },
+      id: { required: true, schema: EXAMPLE_ID },
+    },
     "switchyard.v1.ApprovePacketRequest": {
       callHash: {
         schema: {
@@ -135,6 +144,9 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
     addExamples: body<{ examples: string[] }>(AddExamplesRequestSchema, rules, ["tool"]),
     /** AddExamplesRequest as gRPC carries it: the tool's name in the message, not in the path. */
     toolExamples: body<{ tool: string; examples: string[] }>(AddExamplesRequestSchema, rules),
+    /** The example requests as gRPC carries them; HTTP has them in the path. */
+    listExamples: body<{ tool: string }>(ListExamplesRequestSchema, rules),
+    deleteExample: body<{ tool: string; id: string }>(DeleteExampleRequestSchema, rules),
     approve: body<{ callHash?: string }>(ApprovePacketRequestSchema, rules, ["packetId"]),
     deny: body<{ reason?: string }>(DenyPacketRequestSchema, rules, ["packetId"]),
     packetRef: Type.Object(
@@ -143,6 +155,7 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
       { additionalProperties: false },
     ),
     toolRef: Type.Object({ name: Type.String(TOOL_NAME) }, { additionalProperties: false }),
+    exampleRef: Type.Object({ name: Type.String(TOOL_NAME), id: Type.String(EXAMPLE_ID) }, { additionalProperties: false }),
   };
 }
 

@@ -1,5 +1,17 @@
+import { create } from "@bufbuild/protobuf";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { AddExamplesRequestSchema, AddExamplesResponseSchema, ListToolsResponseSchema, RouteRequestSchema, RouteResponseSchema, ToolDefinitionSchema } from "@switchyard/packet";
+import {
+  AddExamplesRequestSchema,
+  AddExamplesResponseSchema,
+  DeleteExampleRequestSchema,
+  ListExamplesRequestSchema,
+  ListExamplesResponseSchema,
+  ListToolsResponseSchema,
+  RouteRequestSchema,
+  RouteResponseSchema,
+  ToolDefinitionSchema,
+  ToolExampleSchema,
+} from "@switchyard/packet";
 import type { GatewayDeps } from "./deps.js";
 import { listToolsJson, messageJson, routeJson } from "./json.js";
 import { protoRequest, requestSchemas } from "./requests.js";
@@ -12,7 +24,10 @@ import { errorResponse, protoResponse } from "./response-schemas.js";
  * MCP server serves now and lifts its quarantine (a rug pull, or hidden instructions in its
  * description); the executor does the work (services/executor/src/tool-approval.ts).
  */
-export function toolRoutes(deps: Pick<GatewayDeps, "route" | "listTools" | "addExamples" | "approveTool">, limits: GatewayLimits): FastifyPluginAsyncTypebox {
+export function toolRoutes(
+  deps: Pick<GatewayDeps, "route" | "listTools" | "addExamples" | "listExamples" | "deleteExample" | "approveTool">,
+  limits: GatewayLimits,
+): FastifyPluginAsyncTypebox {
   const schemas = requestSchemas(limits);
   return async (app) => {
     app.post(
@@ -68,6 +83,42 @@ export function toolRoutes(deps: Pick<GatewayDeps, "route" | "listTools" | "addE
       },
       async (request) =>
         messageJson(AddExamplesResponseSchema, await deps.addExamples(request, protoRequest(AddExamplesRequestSchema, { tool: request.params.name, ...request.body }))),
+    );
+    app.get(
+      "/v1/tools/:name/examples",
+      {
+        schema: {
+          operationId: "listExamples",
+          summary: "A tool's stored examples: the shared ones and the caller's tenant's, each with its id, source and time",
+          tags: ["tools"],
+          params: schemas.toolRef,
+          response: {
+            200: protoResponse(ListExamplesResponseSchema, "The stored examples, the shared ones first"),
+            404: errorResponse("The caller's tenant has no tool of this name"),
+          },
+        },
+      },
+      async (request) => messageJson(ListExamplesResponseSchema, await deps.listExamples(request, create(ListExamplesRequestSchema, { tool: request.params.name }))),
+    );
+    app.delete(
+      "/v1/tools/:name/examples/:id",
+      {
+        schema: {
+          operationId: "deleteExample",
+          summary: "Remove one stored example; it is not learned again",
+          description: "One of the caller's tenant's examples, or (with an admin's key) a shared one.",
+          tags: ["tools"],
+          params: schemas.exampleRef,
+          response: {
+            200: protoResponse(ToolExampleSchema, "The example removed"),
+            400: errorResponse("The request is invalid"),
+            403: errorResponse("A shared example, and the key is not an admin's (ADMIN_API_KEYS)"),
+            404: errorResponse("No such tool for the caller's tenant, or no example with this id"),
+          },
+        },
+      },
+      async (request) =>
+        messageJson(ToolExampleSchema, await deps.deleteExample(request, create(DeleteExampleRequestSchema, { tool: request.params.name, id: request.params.id }))),
     );
     app.post(
       "/v1/tools/:name/approve",

@@ -508,11 +508,13 @@ describe("gateway http - OpenAPI", () => {
       [...listed].sort(),
       [
         "DELETE /v1/servers/{name}",
+        "DELETE /v1/tools/{name}/examples/{id}",
         "GET /healthz",
         "GET /readyz",
         "GET /v1/packets/{packetId}",
         "GET /v1/servers",
         "GET /v1/tools",
+        "GET /v1/tools/{name}/examples",
         "POST /v1/calls",
         "POST /v1/chat/completions",
         "POST /v1/packets",

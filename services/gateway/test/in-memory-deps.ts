@@ -4,6 +4,8 @@ import {
   AddExamplesResponseSchema,
   FeedbackResponseSchema,
   finish,
+  ListExamplesRequestSchema,
+  ListExamplesResponseSchema,
   newPacket,
   Packet_State,
   routingOf,
@@ -12,8 +14,10 @@ import {
   RoutingCandidateSchema,
   requestApproval,
   SelectedToolSchema,
+  StoredExample_Source,
   ToolDefinition_SideEffect,
   ToolDefinitionSchema,
+  ToolExampleSchema,
   ToolExecutionResultSchema,
   ToolRoutingState_ExecutionStatus,
   TOOL_RESULT_FIELD,
@@ -21,7 +25,9 @@ import {
 } from "@switchyard/packet";
 import type {
   AddExamplesRequest,
+  DeleteExampleRequest,
   FeedbackRequest,
+  ListExamplesRequest,
   Packet,
   RankToolsRequest,
   RegisteredServer,
@@ -29,6 +35,7 @@ import type {
   SubmitCallRequest,
   SubmitPacketRequest,
   ToolDefinition,
+  ToolExample,
   Turn,
 } from "@switchyard/packet";
 import { approveCall, denyCall } from "../src/approvals.js";
@@ -255,6 +262,31 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     if (!this.tools.some((t) => t.name === tool && toolVisibleTo(t, caller.tenant))) throw new GatewayError("not_found", `no tool named ${tool}`);
     if (shared && !caller.admin) throw new GatewayError("forbidden", "shared examples need an admin's API key");
     return create(AddExamplesResponseSchema, { tool, added: examples.length, examples });
+  }
+
+  /** Stored examples by tool, as the buckets would show them to every tenant: a shared one and tenant-a's. */
+  readonly stored = new Map<string, ToolExample[]>([
+    [
+      "filesystem.read_file",
+      [
+        create(ToolExampleSchema, { id: "0123456789abcdef", text: "open a text file", source: StoredExample_Source.ADDED, shared: true }),
+        create(ToolExampleSchema, { id: "fedcba9876543210", text: "show me my notes", source: StoredExample_Source.LEARNED }),
+      ],
+    ],
+  ]);
+
+  async listExamples(caller: Caller, { tool }: ListExamplesRequest) {
+    if (!this.tools.some((t) => t.name === tool && toolVisibleTo(t, caller.tenant))) throw new GatewayError("not_found", `no tool named ${tool}`);
+    return create(ListExamplesResponseSchema, { tool, examples: this.stored.get(tool) ?? [] });
+  }
+
+  async deleteExample(caller: Caller, { tool, id }: DeleteExampleRequest) {
+    const { examples } = await this.listExamples(caller, create(ListExamplesRequestSchema, { tool }));
+    const found = examples.find((e) => e.id === id);
+    if (!found) throw new GatewayError("not_found", `tool ${tool} has no example ${id}`);
+    if (found.shared && !caller.admin) throw new GatewayError("forbidden", "removing a shared example needs an admin's API key");
+    this.stored.set(tool, examples.filter((e) => e !== found));
+    return found;
   }
 
   /** Approves as the executor would: the tool leaves quarantine with a pin. */

@@ -67,3 +67,29 @@ describe("gateway http - tool approval", () => {
     assert.equal(own.statusCode, 200, own.body);
   });
 });
+
+describe("gateway http - stored examples", () => {
+  const ADMIN_KEY = "examples-admin-key-0001";
+  const keys = new Map([[KEY, "tenant-a"], [ADMIN_KEY, "tenant-a"]]);
+  const as = (key: string) => ({ authorization: `Bearer ${key}` });
+
+  it("gateway http - GET lists a tool's examples with id, source and owner; DELETE removes the tenant's own, a shared one needs an admin", async () => {
+    const app = buildApp(new InMemoryGatewayDeps(), { ...LIMITS, auth: apiKeyAuthenticator(keys, new Set([ADMIN_KEY])) });
+    const listed = await app.inject({ method: "GET", url: "/v1/tools/filesystem.read_file/examples", headers: as(KEY) });
+    assert.equal(listed.statusCode, 200, listed.body);
+    assert.deepEqual(
+      listed.json().examples.map((e: { id: string; source: string; shared: boolean }) => [e.id, e.source, e.shared]),
+      [["0123456789abcdef", "ADDED", true], ["fedcba9876543210", "LEARNED", false]],
+    );
+    const del = (id: string, key = KEY) => app.inject({ method: "DELETE", url: `/v1/tools/filesystem.read_file/examples/${id}`, headers: as(key) });
+    assert.equal((await del("0123456789abcdef")).statusCode, 403, "a shared example: an admin's act");
+    const own = await del("fedcba9876543210");
+    assert.deepEqual([own.statusCode, own.json().text], [200, "show me my notes"]);
+    assert.equal((await del("fedcba9876543210")).statusCode, 404, "gone");
+    assert.equal((await del("0123456789abcdef", ADMIN_KEY)).statusCode, 200);
+    const bad = await del("not-an-id");
+    assert.deepEqual([bad.statusCode, bad.json().field], [400, "id"]);
+    const unknown = await app.inject({ method: "GET", url: "/v1/tools/no.such_tool/examples", headers: as(KEY) });
+    assert.deepEqual([unknown.statusCode, unknown.json().message], [404, "no tool named no.such_tool"]);
+  });
+});

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/records.proto.
  */
 export const file_switchyard_v1_records: GenFile = /*@__PURE__*/
-  fileDesc("Chtzd2l0Y2h5YXJkL3YxL3JlY29yZHMucHJvdG8SDXN3aXRjaHlhcmQudjEimgEKB0F0dGVtcHQSDQoFc3RhZ2UYASABKAkSEQoJcGFja2V0X2lkGAIgASgJEg4KBnRlbmFudBgDIAEoCRISCgpkZWxpdmVyaWVzGAQgASgNEg0KBWVycm9yGAUgASgJEhIKCnRlcm1pbmF0ZWQYBiABKAgSJgoCYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIm4KDFRvb2xFeGFtcGxlcxIMCgR0b29sGAEgASgJEi4KCGV4YW1wbGVzGAIgAygLMhwuc3dpdGNoeWFyZC52MS5TdG9yZWRFeGFtcGxlEhAKCHJlamVjdGVkGAMgAygJEg4KBnRlbmFudBgEIAEoCSK0AQoNU3RvcmVkRXhhbXBsZRIMCgR0ZXh0GAEgASgJEjMKBnNvdXJjZRgCIAEoDjIjLnN3aXRjaHlhcmQudjEuU3RvcmVkRXhhbXBsZS5Tb3VyY2USJgoCYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjgKBlNvdXJjZRIWChJTT1VSQ0VfVU5TUEVDSUZJRUQQABILCgdMRUFSTkVEEAESCQoFQURERUQQAiI/Cg1QZW5kaW5nTGVzc29uEgwKBHRvb2wYASABKAkSDQoFcXVlcnkYAiABKAkSEQoJcGFja2V0X2lkGAMgASgJIr0CCg9FeGVjdXRpb25SZWNvcmQSMwoFc3RhdGUYASABKA4yJC5zd2l0Y2h5YXJkLnYxLkV4ZWN1dGlvblJlY29yZC5TdGF0ZRIQCghpbnN0YW5jZRgCIAEoCRIuCgpjbGFpbWVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtsZWFzZV91bnRpbBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoGcmVzdWx0GAUgASgLMh4uc3dpdGNoeWFyZC52MS5Ub29sQ2FsbE91dGNvbWUSDQoFZXJyb3IYBiABKAkiQwoFU3RhdGUSFQoRU1RBVEVfVU5TUEVDSUZJRUQQABILCgdDTEFJTUVEEAESCAoERE9ORRACEgwKCFJFTEVBU0VEEAMihQEKD1Rvb2xDYWxsT3V0Y29tZRIPCgdzdWNjZXNzGAEgASgIEiYKBm91dHB1dBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRINCgVlcnJvchgDIAEoCRIPCgdmYWlsdXJlGAQgASgJEhkKEWV4ZWN1dGlvbl90aW1lX21zGAUgASgBYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chtzd2l0Y2h5YXJkL3YxL3JlY29yZHMucHJvdG8SDXN3aXRjaHlhcmQudjEimgEKB0F0dGVtcHQSDQoFc3RhZ2UYASABKAkSEQoJcGFja2V0X2lkGAIgASgJEg4KBnRlbmFudBgDIAEoCRISCgpkZWxpdmVyaWVzGAQgASgNEg0KBWVycm9yGAUgASgJEhIKCnRlcm1pbmF0ZWQYBiABKAgSJgoCYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIm4KDFRvb2xFeGFtcGxlcxIMCgR0b29sGAEgASgJEi4KCGV4YW1wbGVzGAIgAygLMhwuc3dpdGNoeWFyZC52MS5TdG9yZWRFeGFtcGxlEhAKCHJlamVjdGVkGAMgAygJEg4KBnRlbmFudBgEIAEoCSLCAQoNU3RvcmVkRXhhbXBsZRIMCgR0ZXh0GAEgASgJEjMKBnNvdXJjZRgCIAEoDjIjLnN3aXRjaHlhcmQudjEuU3RvcmVkRXhhbXBsZS5Tb3VyY2USJgoCYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkYKBlNvdXJjZRIWChJTT1VSQ0VfVU5TUEVDSUZJRUQQABILCgdMRUFSTkVEEAESCQoFQURERUQQAhIMCghGRUVEQkFDSxADIj8KDVBlbmRpbmdMZXNzb24SDAoEdG9vbBgBIAEoCRINCgVxdWVyeRgCIAEoCRIRCglwYWNrZXRfaWQYAyABKAkivQIKD0V4ZWN1dGlvblJlY29yZBIzCgVzdGF0ZRgBIAEoDjIkLnN3aXRjaHlhcmQudjEuRXhlY3V0aW9uUmVjb3JkLlN0YXRlEhAKCGluc3RhbmNlGAIgASgJEi4KCmNsYWltZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2xlYXNlX3VudGlsGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgZyZXN1bHQYBSABKAsyHi5zd2l0Y2h5YXJkLnYxLlRvb2xDYWxsT3V0Y29tZRINCgVlcnJvchgGIAEoCSJDCgVTdGF0ZRIVChFTVEFURV9VTlNQRUNJRklFRBAAEgsKB0NMQUlNRUQQARIICgRET05FEAISDAoIUkVMRUFTRUQQAyKFAQoPVG9vbENhbGxPdXRjb21lEg8KB3N1Y2Nlc3MYASABKAgSJgoGb3V0cHV0GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEg0KBWVycm9yGAMgASgJEg8KB2ZhaWx1cmUYBCABKAkSGQoRZXhlY3V0aW9uX3RpbWVfbXMYBSABKAFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * The last failed delivery of a packet message (switchyard-attempts, key
@@ -75,8 +75,9 @@ export const AttemptSchema: GenMessage<Attempt> = /*@__PURE__*/
   messageDesc(file_switchyard_v1_records, 0);
 
 /**
- * A tool's stored example requests (switchyard-examples, key: the tool's catalog key):
- * learned from use and added by hand or by feedback; the router indexes them with the tool.
+ * One owner's stored example requests of a tool (switchyard-examples, key "=t/<tenant>/<tool>",
+ * or "=s/<tool>" for shared ones, the tool as its catalog key): learned from use and added by
+ * hand or by feedback; the router indexes them with the tool.
  *
  * @generated from message switchyard.v1.ToolExamples
  */
@@ -164,11 +165,18 @@ export enum StoredExample_Source {
   LEARNED = 1,
 
   /**
-   * By hand or by feedback: kept.
+   * By hand: kept.
    *
    * @generated from enum value: ADDED = 2;
    */
   ADDED = 2,
+
+  /**
+   * By feedback (correct=false naming the right tool): kept.
+   *
+   * @generated from enum value: FEEDBACK = 3;
+   */
+  FEEDBACK = 3,
 }
 
 /**

@@ -11,13 +11,15 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Packet, PacketSchema, RoutingCandidate, RoutingCandidate_Source, ToolDefinition, Turn } from "./packet_pb.js";
 import { file_switchyard_v1_packet } from "./packet_pb.js";
+import type { StoredExample_Source } from "./records_pb.js";
+import { file_switchyard_v1_records } from "./records_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file switchyard/v1/router.proto.
  */
 export const file_switchyard_v1_router: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSJkChRFbmNvZGVkUm91dGVSZXNwb25zZRI6CgpjYW5kaWRhdGVzGAEgAygLMiYuc3dpdGNoeWFyZC52MS5FbmNvZGVkUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSJuChdFbmNvZGVkUm91dGluZ0NhbmRpZGF0ZRIMCgR0b29sGAEgASgMEg0KBXNjb3JlGAIgASgBEjYKBnNvdXJjZRgDIAEoDjImLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZS5Tb3VyY2UiqwEKE1N1Ym1pdFBhY2tldFJlcXVlc3QSDwoHbWVzc2FnZRgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEiQKB2hpc3RvcnkYAyADKAsyEy5zd2l0Y2h5YXJkLnYxLlR1cm4SDQoFdG9vbHMYBCADKAkSEQoEd2FpdBgFIAEoCEgAiAEBEg0KBXBvb2xzGAYgAygJEg8KB2RvbWFpbnMYByADKAlCBwoFX3dhaXQijgEKEVN1Ym1pdENhbGxSZXF1ZXN0EgwKBHRvb2wYASABKAkSKgoJYXJndW1lbnRzGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdtZXNzYWdlGAMgASgJEhIKCnNlc3Npb25faWQYBCABKAkSEQoEd2FpdBgFIAEoCEgAiAEBQgcKBV93YWl0ImIKFFN1Ym1pdFBhY2tldFJlc3BvbnNlEhEKCXBhY2tldF9pZBgBIAEoCRIQCghmaW5pc2hlZBgCIAEoCBIlCgZwYWNrZXQYAyABKAsyFS5zd2l0Y2h5YXJkLnYxLlBhY2tldCIlChBHZXRQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCSI8ChRBcHByb3ZlUGFja2V0UmVxdWVzdBIRCglwYWNrZXRfaWQYASABKAkSEQoJY2FsbF9oYXNoGAIgASgJIjYKEURlbnlQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiEgoQTGlzdFRvb2xzUmVxdWVzdCJBChFMaXN0VG9vbHNSZXNwb25zZRIsCgV0b29scxgBIAMoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24iVAoPRmVlZGJhY2tSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIUCgdjb3JyZWN0GAIgASgISACIAQESDAoEdG9vbBgDIAEoCUIKCghfY29ycmVjdCJcChBGZWVkYmFja1Jlc3BvbnNlEhEKCXBhY2tldF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRIUCgxyZW1vdmVkX2Zyb20YAyABKAkSEAoIYWRkZWRfdG8YBCABKAkiRAoSQWRkRXhhbXBsZXNSZXF1ZXN0EgwKBHRvb2wYASABKAkSEAoIZXhhbXBsZXMYAiADKAkSDgoGc2hhcmVkGAMgASgIIkQKE0FkZEV4YW1wbGVzUmVzcG9uc2USDAoEdG9vbBgBIAEoCRINCgVhZGRlZBgCIAEoDRIQCghleGFtcGxlcxgDIAMoCSKGAQoQUmFua1Rvb2xzUmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEiQKB2hpc3RvcnkYAiADKAsyEy5zd2l0Y2h5YXJkLnYxLlR1cm4SDQoFdG9wX2sYAyABKA0SLAoFdG9vbHMYBCADKAsyHS5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uIkgKEVJhbmtUb29sc1Jlc3BvbnNlEjMKCmNhbmRpZGF0ZXMYASADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUiGwoKTWNwU2Vzc2lvbhINCgV0b29scxgBIAMoCSL+AgoQUmVnaXN0ZXJlZFNlcnZlchIMCgRuYW1lGAEgASgJEgsKA3VybBgCIAEoCRIMCgRwb29sGAMgASgJEg8KB2RvbWFpbnMYBCADKAkSDwoHdGVuYW50cxgFIAMoCRI0CgV0cnVzdBgGIAEoDjIlLnN3aXRjaHlhcmQudjEuUmVnaXN0ZXJlZFNlcnZlci5UcnVzdBI9CgdoZWFkZXJzGAcgAygLMiwuc3dpdGNoeWFyZC52MS5SZWdpc3RlcmVkU2VydmVyLkhlYWRlcnNFbnRyeRIVCg1yZWdpc3RlcmVkX2J5GAggASgJEjEKDXJlZ2lzdGVyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGNvcmUYCiADKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiIgoFVHJ1c3QSDQoJRklSU1RfVVNFEAASCgoGUkVWSUVXEAEiRwoTTGlzdFNlcnZlcnNSZXNwb25zZRIwCgdzZXJ2ZXJzGAEgAygLMh8uc3dpdGNoeWFyZC52MS5SZWdpc3RlcmVkU2VydmVyIncKFlJlZ2lzdGVyU2VydmVyUmVzcG9uc2USLwoGc2VydmVyGAEgASgLMh8uc3dpdGNoeWFyZC52MS5SZWdpc3RlcmVkU2VydmVyEiwKBXRvb2xzGAIgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbjLGBQoGUm91dGVyEkIKBVJvdXRlEhsuc3dpdGNoeWFyZC52MS5Sb3V0ZVJlcXVlc3QaHC5zd2l0Y2h5YXJkLnYxLlJvdXRlUmVzcG9uc2USVwoMU3VibWl0UGFja2V0EiIuc3dpdGNoeWFyZC52MS5TdWJtaXRQYWNrZXRSZXF1ZXN0GiMuc3dpdGNoeWFyZC52MS5TdWJtaXRQYWNrZXRSZXNwb25zZRJTCgpTdWJtaXRDYWxsEiAuc3dpdGNoeWFyZC52MS5TdWJtaXRDYWxsUmVxdWVzdBojLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVzcG9uc2USQwoJR2V0UGFja2V0Eh8uc3dpdGNoeWFyZC52MS5HZXRQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSSwoNQXBwcm92ZVBhY2tldBIjLnN3aXRjaHlhcmQudjEuQXBwcm92ZVBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJFCgpEZW55UGFja2V0EiAuc3dpdGNoeWFyZC52MS5EZW55UGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0Ek4KCUxpc3RUb29scxIfLnN3aXRjaHlhcmQudjEuTGlzdFRvb2xzUmVxdWVzdBogLnN3aXRjaHlhcmQudjEuTGlzdFRvb2xzUmVzcG9uc2USSwoIRmVlZGJhY2sSHi5zd2l0Y2h5YXJkLnYxLkZlZWRiYWNrUmVxdWVzdBofLnN3aXRjaHlhcmQudjEuRmVlZGJhY2tSZXNwb25zZRJUCgtBZGRFeGFtcGxlcxIhLnN3aXRjaHlhcmQudjEuQWRkRXhhbXBsZXNSZXF1ZXN0GiIuc3dpdGNoeWFyZC52MS5BZGRFeGFtcGxlc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchyard_v1_packet]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSJkChRFbmNvZGVkUm91dGVSZXNwb25zZRI6CgpjYW5kaWRhdGVzGAEgAygLMiYuc3dpdGNoeWFyZC52MS5FbmNvZGVkUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSJuChdFbmNvZGVkUm91dGluZ0NhbmRpZGF0ZRIMCgR0b29sGAEgASgMEg0KBXNjb3JlGAIgASgBEjYKBnNvdXJjZRgDIAEoDjImLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZS5Tb3VyY2UiqwEKE1N1Ym1pdFBhY2tldFJlcXVlc3QSDwoHbWVzc2FnZRgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEiQKB2hpc3RvcnkYAyADKAsyEy5zd2l0Y2h5YXJkLnYxLlR1cm4SDQoFdG9vbHMYBCADKAkSEQoEd2FpdBgFIAEoCEgAiAEBEg0KBXBvb2xzGAYgAygJEg8KB2RvbWFpbnMYByADKAlCBwoFX3dhaXQijgEKEVN1Ym1pdENhbGxSZXF1ZXN0EgwKBHRvb2wYASABKAkSKgoJYXJndW1lbnRzGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdtZXNzYWdlGAMgASgJEhIKCnNlc3Npb25faWQYBCABKAkSEQoEd2FpdBgFIAEoCEgAiAEBQgcKBV93YWl0ImIKFFN1Ym1pdFBhY2tldFJlc3BvbnNlEhEKCXBhY2tldF9pZBgBIAEoCRIQCghmaW5pc2hlZBgCIAEoCBIlCgZwYWNrZXQYAyABKAsyFS5zd2l0Y2h5YXJkLnYxLlBhY2tldCIlChBHZXRQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCSI8ChRBcHByb3ZlUGFja2V0UmVxdWVzdBIRCglwYWNrZXRfaWQYASABKAkSEQoJY2FsbF9oYXNoGAIgASgJIjYKEURlbnlQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiEgoQTGlzdFRvb2xzUmVxdWVzdCJBChFMaXN0VG9vbHNSZXNwb25zZRIsCgV0b29scxgBIAMoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24iVAoPRmVlZGJhY2tSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIUCgdjb3JyZWN0GAIgASgISACIAQESDAoEdG9vbBgDIAEoCUIKCghfY29ycmVjdCJcChBGZWVkYmFja1Jlc3BvbnNlEhEKCXBhY2tldF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRIUCgxyZW1vdmVkX2Zyb20YAyABKAkSEAoIYWRkZWRfdG8YBCABKAkiRAoSQWRkRXhhbXBsZXNSZXF1ZXN0EgwKBHRvb2wYASABKAkSEAoIZXhhbXBsZXMYAiADKAkSDgoGc2hhcmVkGAMgASgIIkQKE0FkZEV4YW1wbGVzUmVzcG9uc2USDAoEdG9vbBgBIAEoCRINCgVhZGRlZBgCIAEoDRIQCghleGFtcGxlcxgDIAMoCSKGAQoQUmFua1Rvb2xzUmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEiQKB2hpc3RvcnkYAiADKAsyEy5zd2l0Y2h5YXJkLnYxLlR1cm4SDQoFdG9wX2sYAyABKA0SLAoFdG9vbHMYBCADKAsyHS5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uIkgKEVJhbmtUb29sc1Jlc3BvbnNlEjMKCmNhbmRpZGF0ZXMYASADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUiGwoKTWNwU2Vzc2lvbhINCgV0b29scxgBIAMoCSL+AgoQUmVnaXN0ZXJlZFNlcnZlchIMCgRuYW1lGAEgASgJEgsKA3VybBgCIAEoCRIMCgRwb29sGAMgASgJEg8KB2RvbWFpbnMYBCADKAkSDwoHdGVuYW50cxgFIAMoCRI0CgV0cnVzdBgGIAEoDjIlLnN3aXRjaHlhcmQudjEuUmVnaXN0ZXJlZFNlcnZlci5UcnVzdBI9CgdoZWFkZXJzGAcgAygLMiwuc3dpdGNoeWFyZC52MS5SZWdpc3RlcmVkU2VydmVyLkhlYWRlcnNFbnRyeRIVCg1yZWdpc3RlcmVkX2J5GAggASgJEjEKDXJlZ2lzdGVyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGNvcmUYCiADKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiIgoFVHJ1c3QSDQoJRklSU1RfVVNFEAASCgoGUkVWSUVXEAEiRwoTTGlzdFNlcnZlcnNSZXNwb25zZRIwCgdzZXJ2ZXJzGAEgAygLMh8uc3dpdGNoeWFyZC52MS5SZWdpc3RlcmVkU2VydmVyIncKFlJlZ2lzdGVyU2VydmVyUmVzcG9uc2USLwoGc2VydmVyGAEgASgLMh8uc3dpdGNoeWFyZC52MS5SZWdpc3RlcmVkU2VydmVyEiwKBXRvb2xzGAIgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiIjChNMaXN0RXhhbXBsZXNSZXF1ZXN0EgwKBHRvb2wYASABKAkiUgoUTGlzdEV4YW1wbGVzUmVzcG9uc2USDAoEdG9vbBgBIAEoCRIsCghleGFtcGxlcxgCIAMoCzIaLnN3aXRjaHlhcmQudjEuVG9vbEV4YW1wbGUilAEKC1Rvb2xFeGFtcGxlEgoKAmlkGAEgASgJEgwKBHRleHQYAiABKAkSMwoGc291cmNlGAMgASgOMiMuc3dpdGNoeWFyZC52MS5TdG9yZWRFeGFtcGxlLlNvdXJjZRImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc2hhcmVkGAUgASgIIjAKFERlbGV0ZUV4YW1wbGVSZXF1ZXN0EgwKBHRvb2wYASABKAkSCgoCaWQYAiABKAky8QYKBlJvdXRlchJCCgVSb3V0ZRIbLnN3aXRjaHlhcmQudjEuUm91dGVSZXF1ZXN0Ghwuc3dpdGNoeWFyZC52MS5Sb3V0ZVJlc3BvbnNlElcKDFN1Ym1pdFBhY2tldBIiLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVxdWVzdBojLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVzcG9uc2USUwoKU3VibWl0Q2FsbBIgLnN3aXRjaHlhcmQudjEuU3VibWl0Q2FsbFJlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlc3BvbnNlEkMKCUdldFBhY2tldBIfLnN3aXRjaHlhcmQudjEuR2V0UGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0EksKDUFwcHJvdmVQYWNrZXQSIy5zd2l0Y2h5YXJkLnYxLkFwcHJvdmVQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSRQoKRGVueVBhY2tldBIgLnN3aXRjaHlhcmQudjEuRGVueVBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJOCglMaXN0VG9vbHMSHy5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1JlcXVlc3QaIC5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1Jlc3BvbnNlEksKCEZlZWRiYWNrEh4uc3dpdGNoeWFyZC52MS5GZWVkYmFja1JlcXVlc3QaHy5zd2l0Y2h5YXJkLnYxLkZlZWRiYWNrUmVzcG9uc2USVAoLQWRkRXhhbXBsZXMSIS5zd2l0Y2h5YXJkLnYxLkFkZEV4YW1wbGVzUmVxdWVzdBoiLnN3aXRjaHlhcmQudjEuQWRkRXhhbXBsZXNSZXNwb25zZRJXCgxMaXN0RXhhbXBsZXMSIi5zd2l0Y2h5YXJkLnYxLkxpc3RFeGFtcGxlc1JlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLkxpc3RFeGFtcGxlc1Jlc3BvbnNlElAKDURlbGV0ZUV4YW1wbGUSIy5zd2l0Y2h5YXJkLnYxLkRlbGV0ZUV4YW1wbGVSZXF1ZXN0Ghouc3dpdGNoeWFyZC52MS5Ub29sRXhhbXBsZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchyard_v1_packet, file_switchyard_v1_records]);
 
 /**
  * @generated from message switchyard.v1.RouteRequest
@@ -727,6 +729,121 @@ export const RegisterServerResponseSchema: GenMessage<RegisterServerResponse> = 
   messageDesc(file_switchyard_v1_router, 21);
 
 /**
+ * @generated from message switchyard.v1.ListExamplesRequest
+ */
+export type ListExamplesRequest = Message<"switchyard.v1.ListExamplesRequest"> & {
+  /**
+   * Catalog name of the tool.
+   *
+   * @generated from field: string tool = 1;
+   */
+  tool: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ListExamplesRequest.
+ * Use `create(ListExamplesRequestSchema)` to create a new message.
+ */
+export const ListExamplesRequestSchema: GenMessage<ListExamplesRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 22);
+
+/**
+ * @generated from message switchyard.v1.ListExamplesResponse
+ */
+export type ListExamplesResponse = Message<"switchyard.v1.ListExamplesResponse"> & {
+  /**
+   * @generated from field: string tool = 1;
+   */
+  tool: string;
+
+  /**
+   * The shared ones, then the caller's tenant's, each oldest first; the tool's own examples
+   * from its catalog entry are not among them.
+   *
+   * @generated from field: repeated switchyard.v1.ToolExample examples = 2;
+   */
+  examples: ToolExample[];
+};
+
+/**
+ * Describes the message switchyard.v1.ListExamplesResponse.
+ * Use `create(ListExamplesResponseSchema)` to create a new message.
+ */
+export const ListExamplesResponseSchema: GenMessage<ListExamplesResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 23);
+
+/**
+ * One stored example as a tenant sees it.
+ *
+ * @generated from message switchyard.v1.ToolExample
+ */
+export type ToolExample = Message<"switchyard.v1.ToolExample"> & {
+  /**
+   * Stable: the same text of the same owner has the same id on every replica.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * @generated from field: switchyard.v1.StoredExample.Source source = 3;
+   */
+  source: StoredExample_Source;
+
+  /**
+   * When it was learned or added.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 4;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * Every tenant's (an admin added it); otherwise the caller's tenant's own.
+   *
+   * @generated from field: bool shared = 5;
+   */
+  shared: boolean;
+};
+
+/**
+ * Describes the message switchyard.v1.ToolExample.
+ * Use `create(ToolExampleSchema)` to create a new message.
+ */
+export const ToolExampleSchema: GenMessage<ToolExample> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 24);
+
+/**
+ * @generated from message switchyard.v1.DeleteExampleRequest
+ */
+export type DeleteExampleRequest = Message<"switchyard.v1.DeleteExampleRequest"> & {
+  /**
+   * Catalog name of the tool.
+   *
+   * @generated from field: string tool = 1;
+   */
+  tool: string;
+
+  /**
+   * The example's id (ToolExample.id).
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message switchyard.v1.DeleteExampleRequest.
+ * Use `create(DeleteExampleRequestSchema)` to create a new message.
+ */
+export const DeleteExampleRequestSchema: GenMessage<DeleteExampleRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 25);
+
+/**
  * @generated from service switchyard.v1.Router
  */
 export const Router: GenService<{
@@ -814,6 +931,26 @@ export const Router: GenService<{
     methodKind: "unary";
     input: typeof AddExamplesRequestSchema;
     output: typeof AddExamplesResponseSchema;
+  },
+  /**
+   * A tool's stored examples as the caller's tenant sees them, each with its id and source.
+   *
+   * @generated from rpc switchyard.v1.Router.ListExamples
+   */
+  listExamples: {
+    methodKind: "unary";
+    input: typeof ListExamplesRequestSchema;
+    output: typeof ListExamplesResponseSchema;
+  },
+  /**
+   * Removes one stored example; it is not learned again.
+   *
+   * @generated from rpc switchyard.v1.Router.DeleteExample
+   */
+  deleteExample: {
+    methodKind: "unary";
+    input: typeof DeleteExampleRequestSchema;
+    output: typeof ToolExampleSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchyard_v1_router, 0);
