@@ -6,7 +6,7 @@ import { context, SpanKind, trace } from "@opentelemetry/api";
 import type { Tracer } from "@opentelemetry/api";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs, timestampNow } from "@bufbuild/protobuf/wkt";
-import { decodePacket, encodePacket, HopSchema, Packet_State } from "@switchyard/packet";
+import { decodePacket, decodePacketSummary, encodePacket, HopSchema, Packet_State, PacketSchema } from "@switchyard/packet";
 import type { Packet, Stage } from "@switchyard/packet";
 import { INSTANCE } from "@switchyard/telemetry";
 import { packetMessageAttributes } from "./attributes.js";
@@ -88,15 +88,38 @@ export async function storeFinishedPacket(nc: NatsConnection, packets: KV, packe
   nc.publish(announcementSubject(packet.header!), bytes, { headers: packetHeaders(packet) });
 }
 
-/** Reads a stored packet; undefined when the bucket has none under that id. */
+/**
+ * Reads a stored packet; undefined when the bucket has none under that id. A record that
+ * cannot be decoded whole (written by an older version, or holding a value nested past what
+ * protobuf decodes) is read as its header and state, with a `stateReason` that says so:
+ * whoever asks for it gets what can be known, never an error it cannot act on.
+ */
 export async function loadPacket(packets: KV, packetId: string): Promise<Packet | undefined> {
   const entry = await packets.get(packetId);
   if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return undefined;
-  return decodePacket(entry.value);
+  try {
+    return decodePacket(entry.value);
+  } catch (error) {
+    return unreadablePacket(entry.value, packetId, error);
+  }
+}
+
+/** What is known of a stored packet that cannot be decoded whole: its header and state (PacketSummary reads nothing else). */
+function unreadablePacket(bytes: Uint8Array, packetId: string, error: unknown): Packet {
+  const why = `the stored packet cannot be read whole: ${error instanceof Error ? error.message : String(error)}`;
+  try {
+    const { header, state } = decodePacketSummary(bytes);
+    return create(PacketSchema, { header: header ?? { packetId }, state, stateReason: why });
+  } catch {
+    return create(PacketSchema, { header: { packetId }, state: Packet_State.FAILED, stateReason: why });
+  }
 }
 
 /** True when the packet is stored COMPLETED or FAILED: a copy of it finished already, and a packet ends once. */
 export async function hasEnded(packets: KV, packetId: string): Promise<boolean> {
-  const state = (await loadPacket(packets, packetId))?.state;
+  const entry = await packets.get(packetId);
+  if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return false;
+  // The summary alone: cheaper, and readable even where the whole packet is not.
+  const { state } = decodePacketSummary(entry.value);
   return state === Packet_State.COMPLETED || state === Packet_State.FAILED;
 }

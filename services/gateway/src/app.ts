@@ -18,6 +18,8 @@ import {
   ToolExampleSchema,
 } from "@switchyard/packet";
 import type { Authenticator } from "./auth.js";
+import { boundedJsonParser } from "./bounded-json.js";
+import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { errorBody, ErrorBodySchema, httpErrorOf, RETRY_AFTER_SECONDS } from "./errors.js";
 import { guardApi, guardLoopbackHost } from "./http-guard.js";
@@ -95,6 +97,14 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // JSON only: without this fastify parses text/plain bodies into strings.
   app.removeContentTypeParser("text/plain");
+  // Every door's JSON checked once: UTF-8, well-formed text and bounded nesting (bounded-json.ts).
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser(
+    "application/json",
+    { parseAs: "buffer" },
+    boundedJsonParser(parseJson, (message, field) => new GatewayError("invalid", message, field)),
+  );
 
   for (const schema of protoJsonSchemas(RESPONSE_MESSAGES)) app.addSchema(schema);
   app.addSchema({ ...ErrorBodySchema, $id: "Error" });
@@ -167,7 +177,7 @@ function api(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox {
     await app.register(packetRoutes(deps, opts));
     await app.register(toolRoutes(deps, opts));
     await app.register(serverRoutes(deps));
-    await app.register(mcpDoor(deps, opts.mcp ?? DEFAULT_MCP_OPTIONS));
-    await app.register(openAiProxy(deps, opts.proxy ?? DEFAULT_PROXY_SETTINGS));
+    await app.register(mcpDoor(deps, opts.mcp ?? DEFAULT_MCP_OPTIONS, opts));
+    await app.register(openAiProxy(deps, opts.proxy ?? DEFAULT_PROXY_SETTINGS, opts));
   };
 }

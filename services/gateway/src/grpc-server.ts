@@ -4,6 +4,7 @@ import { HealthImplementation } from "grpc-health-check";
 import { addReflection, grpcServiceDefinition } from "@switchyard/grpc";
 import { Router } from "@switchyard/packet";
 import type { Authenticator, Caller } from "./auth.js";
+import { structureProblem } from "./bounded-json.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { grpcErrorOf } from "./errors.js";
@@ -46,7 +47,7 @@ export function buildGrpcServer(
   for (const [name, handler] of Object.entries(handlers) as [string, UntypedHandler][]) {
     implementation[name] = unary(opts.auth, handler);
   }
-  server.addService(grpcServiceDefinition(Router), implementation);
+  server.addService(keepUndecodable(grpcServiceDefinition(Router)), implementation);
   // Open like /docs: it describes the API, and every call of it still needs a key.
   addReflection(server, [Router]);
 
@@ -57,6 +58,29 @@ export function buildGrpcServer(
 
 type UntypedHandler = (request: unknown, tenant: string, caller: Caller) => Promise<unknown>;
 
+/** A request whose bytes are no message of its type (malformed, or nested past protobuf's limit). */
+class UndecodableRequest {
+  constructor(readonly reason: string) {}
+}
+
+/**
+ * The service with deserializers that never throw: grpc-js answers a throwing one INTERNAL,
+ * though the fault is the caller's. The failure is kept for `unary` to answer INVALID_ARGUMENT.
+ */
+function keepUndecodable(definition: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const methods = Object.entries(definition).map(([name, method]) => {
+    const requestDeserialize = (bytes: Buffer): unknown => {
+      try {
+        return method.requestDeserialize(bytes);
+      } catch (error) {
+        return new UndecodableRequest((error as Error).message);
+      }
+    };
+    return [name, { ...method, requestDeserialize }];
+  });
+  return Object.fromEntries(methods) as grpc.ServiceDefinition;
+}
+
 /** One RPC: the caller's key is checked (UNAUTHENTICATED without a valid one) before the request is looked at. */
 function unary(auth: Authenticator, handler: UntypedHandler): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
@@ -65,6 +89,10 @@ function unary(auth: Authenticator, handler: UntypedHandler): grpc.handleUnaryCa
     if (typeof caller === "string") {
       const details = caller === "missing" ? "an API key is required: metadata authorization: Bearer <key>" : "the API key is not valid";
       callback({ code: grpc.status.UNAUTHENTICATED, details });
+      return;
+    }
+    if (call.request instanceof UndecodableRequest) {
+      callback({ code: grpc.status.INVALID_ARGUMENT, details: `the request is not a valid message of its type: ${call.request.reason}` });
       return;
     }
     handler(call.request, caller.tenant, caller).then(
@@ -113,6 +141,9 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
     },
 
     async submitCall(request, tenant) {
+      // The arguments as HTTP's body would hold them: level 1, with the same bounds (bounded-json.ts).
+      const problem = structureProblem(request.arguments ?? {}, "arguments", 1);
+      if (problem) throw new GatewayError("invalid", problem.message, problem.field);
       valid(check.submitCall, {
         tool: request.tool,
         arguments: request.arguments ?? {},

@@ -20,7 +20,10 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { latestToolOutput, Packet_State, RouteRequestSchema, SubmitCallRequestSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, ToolDefinition } from "@switchyard/packet";
 import { SWITCHYARD_VERSION } from "@switchyard/telemetry";
+import { structureProblem, utf8Text } from "./bounded-json.js";
 import { defaultConfig } from "./config.js";
+import { ERROR_STATUS, httpErrorOf, RETRY_AFTER_SECONDS } from "./errors.js";
+import type { GatewayLimits } from "./requests.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { callerOf, exposedTools, remember } from "./mcp-session.js";
@@ -48,23 +51,39 @@ export const DEFAULT_MCP_OPTIONS: McpDoorOptions = {
 const SERVER_INFO = { name: "switchyard", version: SWITCHYARD_VERSION };
 
 /** The route; register it inside the guarded API context (app.ts). */
-export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions): FastifyPluginAsync {
+export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions, limits: Pick<GatewayLimits, "maxMessageChars">): FastifyPluginAsync {
   return async (app) => {
-    // The body is read as text: a malformed one is answered with JSON-RPC's parse error, not an HTTP 400 page.
-    app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+    // The body is read as bytes: a malformed one is answered with JSON-RPC's parse error, not an HTTP 400 page.
+    // Refusals before the handler (the rate limit, a body too large) in JSON-RPC's shape, with the HTTP status and Retry-After.
+    app.setErrorHandler((error, request, reply) => {
+      const body = httpErrorOf(error);
+      if (body.statusCode >= 500) request.log.error({ err: error }, "request failed");
+      if (isRetryable(body.statusCode) && !reply.hasHeader("retry-after")) void reply.header("retry-after", String(RETRY_AFTER_SECONDS));
+      const code = isRetryable(body.statusCode) ? TRY_AGAIN_LATER : body.statusCode >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
+      return reply.code(body.statusCode).send(jsonRpcError(code, body.message, null, { status: body.statusCode, ...(body.field && { field: body.field }) }));
+    });
+    app.removeContentTypeParser("application/json");
+    app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
     app.post("/mcp", { schema: { hide: true } }, async (request, reply) => {
+      const text = utf8Text(request.body as Buffer);
+      if (text === undefined) return reply.code(400).send(jsonRpcError(ErrorCode.ParseError, "the body is not valid UTF-8"));
       let message: unknown;
       try {
-        message = JSON.parse(String(request.body));
+        message = JSON.parse(text);
       } catch {
         return reply.code(400).send(jsonRpcError(ErrorCode.ParseError, "the body is not JSON"));
       }
       // JSON-RPC 2.0: an empty batch is an invalid request (the SDK would answer 202 with nothing).
       if (Array.isArray(message) && message.length === 0) return reply.code(400).send(jsonRpcError(ErrorCode.InvalidRequest, "an empty batch"));
+      const unbounded = unboundedParams(message);
+      // Answered like the SDK answers a request's error (200), so clients read it as the request's outcome.
+      if (unbounded) return reply.code(unbounded.id === null ? 400 : 200).send(unbounded);
       const invalid = invalidParams(message);
       if (invalid) return reply.code(200).send(invalid);
-      const server = serverFor(deps, request.tenant, options);
+      // A refusal to retry sets Retry-After on the answer the transport writes.
+      const retryLater = () => reply.raw.setHeader("retry-after", String(RETRY_AFTER_SECONDS));
+      const server = serverFor(deps, request.tenant, options, limits, retryLater);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on("close", () => {
@@ -83,8 +102,22 @@ export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions): FastifyPlug
   };
 }
 
-function jsonRpcError(code: number, message: string, id: string | number | null = null) {
-  return { jsonrpc: "2.0", id, error: { code, message } };
+function jsonRpcError(code: number, message: string, id: string | number | null = null, data?: object) {
+  return { jsonrpc: "2.0", id, error: { code, message, ...(data && { data }) } };
+}
+
+/**
+ * Invalid params, naming the field, for a message (or a batch's first one) whose params break
+ * the bounds every door keeps (bounded-json.ts): arguments or `_meta` nested too deep, a lone surrogate.
+ */
+function unboundedParams(message: unknown): ReturnType<typeof jsonRpcError> | undefined {
+  for (const one of Array.isArray(message) ? message : [message]) {
+    if (one === null || typeof one !== "object") continue;
+    const { params, id } = one as { params?: unknown; id?: unknown };
+    const problem = structureProblem(params, "params");
+    if (problem) return jsonRpcError(ErrorCode.InvalidParams, problem.message, typeof id === "string" || typeof id === "number" ? id : null, { field: problem.field });
+  }
+  return undefined;
 }
 
 /** The requests whose params this server checks before the SDK does (which answers a bad one as an internal error). */
@@ -106,7 +139,13 @@ function invalidParams(message: unknown): ReturnType<typeof jsonRpcError> | unde
 }
 
 /** An MCP server over the tenant's catalog. */
-function serverFor(deps: GatewayDeps, tenant: string, options: McpDoorOptions): Server {
+function serverFor(
+  deps: GatewayDeps,
+  tenant: string,
+  options: McpDoorOptions,
+  limits: Pick<GatewayLimits, "maxMessageChars">,
+  retryLater: () => void,
+): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, logging: {} },
     instructions:
@@ -145,7 +184,7 @@ function serverFor(deps: GatewayDeps, tenant: string, options: McpDoorOptions): 
       try {
         switch (request.params.name) {
           case SEARCH_TOOLS: {
-            const { result, found } = await searchTools(deps, tenant, names, args, options.searchDefaultK);
+            const { result, found } = await searchTools(deps, tenant, names, args, options.searchDefaultK, limits.maxMessageChars);
             await remember(deps, tenant, caller, found, session.keep);
             return result;
           }
@@ -162,15 +201,17 @@ function serverFor(deps: GatewayDeps, tenant: string, options: McpDoorOptions): 
             return await call(names.catalog(request.params.name), args);
         }
       } catch (error) {
-        throw asMcpError(error);
+        throw asMcpError(error, retryLater);
       }
     });
   });
   return server;
 }
 
-async function searchTools(deps: GatewayDeps, tenant: string, names: ExposedNames, args: JsonObject, defaultK: number) {
+async function searchTools(deps: GatewayDeps, tenant: string, names: ExposedNames, args: JsonObject, defaultK: number, maxChars: number) {
   const query = stringArg(args, "query");
+  // The same limit as a message on every door (MAX_MESSAGE_CHARS).
+  if (query.length > maxChars) throw new McpError(ErrorCode.InvalidParams, `query must NOT have more than ${maxChars} characters`, { field: "arguments/query" });
   const k = args["k"] === undefined ? defaultK : args["k"];
   if (typeof k !== "number" || !Number.isInteger(k) || k < 1 || k > 50) throw new McpError(ErrorCode.InvalidParams, "k must be a whole number from 1 to 50");
   const { candidates } = await deps.route(tenant, create(RouteRequestSchema, { message: query, topK: k }));
@@ -235,9 +276,29 @@ function objectArg(args: JsonObject, name: string): JsonObject {
   return value;
 }
 
-/** The gateway's refusals as JSON-RPC errors: a bad or unknown name is the caller's (invalid params), the fleet away is ours. */
-function asMcpError(error: unknown): unknown {
+/**
+ * The gateway's refusals as JSON-RPC errors, each with the HTTP status it has on the other
+ * doors: a bad or unknown name is the caller's (invalid params); a limit or the fleet away
+ * asks to try again (Retry-After); anything else is ours.
+ */
+function asMcpError(error: unknown, retryLater: () => void): unknown {
   if (!(error instanceof GatewayError)) return error;
+  const status = ERROR_STATUS[error.code].http;
+  const data = { status, ...(error.field && { field: error.field }) };
+  if (isRetryable(status)) {
+    retryLater();
+    return new McpError(TRY_AGAIN_LATER, error.message, { ...data, retryAfter: RETRY_AFTER_SECONDS });
+  }
   const code = error.code === "not_found" || error.code === "invalid" ? ErrorCode.InvalidParams : ErrorCode.InternalError;
-  return new McpError(code, error.message);
+  return new McpError(code, error.message, data);
+}
+
+/**
+ * A JSON-RPC error of this server's own (-32000 to -32099 are the implementation's): a limit
+ * was reached (429) or the fleet is away (503); the request may be sent again after Retry-After.
+ */
+export const TRY_AGAIN_LATER = -32029;
+
+function isRetryable(status: number): boolean {
+  return status === 429 || status === 503;
 }

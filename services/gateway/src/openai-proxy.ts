@@ -8,7 +8,7 @@
  * trimmed, and a tool call naming a tool that was not offered is flagged
  * (`x-switchyard-unoffered-tools` on a whole answer, a warning in the log on a stream).
  */
-import { Readable, Transform } from "node:stream";
+import { pipeline, Readable, Transform } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { Type } from "@fastify/type-provider-typebox";
@@ -22,6 +22,10 @@ import { httpErrorOf } from "./errors.js";
 import type { GatewayDeps } from "./deps.js";
 import { GatewayError } from "./deps.js";
 import { clientSafe } from "./mcp-tools.js";
+import type { GatewayLimits } from "./requests.js";
+
+/** The limits of every door this one applies to the turn it routes on. */
+type MessageLimits = Pick<GatewayLimits, "maxMessageChars" | "maxHistoryTurns">;
 
 export interface ProxySettings {
   /** The upstream chat API, up to /v1; empty: OpenAI's. */
@@ -75,7 +79,7 @@ type FunctionToolBody = Static<typeof FunctionTool>;
 type MessageBody = Static<typeof Message>;
 
 /** The route; register it inside the guarded API context (app.ts), so keys, tenants and limits apply. */
-export function openAiProxy(deps: GatewayDeps, settings: ProxySettings): FastifyPluginAsync {
+export function openAiProxy(deps: GatewayDeps, settings: ProxySettings, limits: MessageLimits): FastifyPluginAsync {
   return async (app) => {
     // The chat API's own error shape, which OpenAI clients read the message from.
     app.setErrorHandler((error, request, reply) => {
@@ -104,15 +108,25 @@ export function openAiProxy(deps: GatewayDeps, settings: ProxySettings): Fastify
         const reply = typedReply as FastifyReply;
         const body = request.body as ChatRequestBody;
         const tools = body.tools ?? [];
-        const offered = await offeredTools(deps, request.tenant, body, settings.topK);
-        const upstream = await callUpstream(settings, offered === tools ? body : { ...body, tools: offered });
+        const offered = await offeredTools(deps, request.tenant, body, settings.topK, limits);
+        // A client that goes away takes its upstream request with it.
+        const gone = new AbortController();
+        reply.raw.on("close", () => {
+          if (!reply.raw.writableFinished) gone.abort();
+        });
+        const upstream = await callUpstream(settings, offered === tools ? body : { ...body, tools: offered }, gone.signal);
         const names = new Set(offered.map((t) => t.function.name));
         void reply.code(upstream.status).header(TOOLS_HEADER, `${tools.length}->${offered.length}`);
         const type = upstream.headers.get("content-type");
         if (type) void reply.type(type);
         if (body.stream && upstream.ok && upstream.body) {
           const flag = (name: string) => request.log.warn({ tool: name, offered: [...names] }, "the model called a tool that was not offered");
-          return reply.send(Readable.fromWeb(upstream.body as WebReadableStream).pipe(unofferedCallWatch(names, flag)));
+          // pipeline, not pipe: the upstream's end by abort (the client left) or failure closes the answer instead of going unhandled.
+          const watched = unofferedCallWatch(names, flag);
+          pipeline(Readable.fromWeb(upstream.body as WebReadableStream), watched, (error) => {
+            if (error && !gone.signal.aborted) request.log.warn({ err: error }, "the upstream's stream failed");
+          });
+          return reply.send(watched);
         }
         const text = await upstream.text();
         const unoffered = unofferedCalls(text, names);
@@ -131,10 +145,11 @@ export function openAiProxy(deps: GatewayDeps, settings: ProxySettings): Fastify
  * best, the catalog's core tools, the one `tool_choice` names and those called since the
  * user's latest turn, in the caller's order.
  */
-async function offeredTools(deps: GatewayDeps, tenant: string, body: ChatRequestBody, topK: number): Promise<FunctionToolBody[]> {
+async function offeredTools(deps: GatewayDeps, tenant: string, body: ChatRequestBody, topK: number, limits: MessageLimits): Promise<FunctionToolBody[]> {
   const tools = body.tools ?? [];
+  refuseLongUserTurn(body.messages, limits);
   if (tools.length <= topK) return tools;
-  const { message, history } = latestUserTurn(body.messages);
+  const { message, history } = latestUserTurn(body.messages, limits);
   const ranked = await deps.rankTools(tenant, create(RankToolsRequestSchema, { message, history, topK, tools: tools.map(toolDefinition) }));
   // A core tool may come by its catalog name, its client-safe one (core_clarify) or its server's name for it.
   const core = new Set((await deps.listTools(tenant)).filter((t) => t.core).flatMap((t) => [t.name, clientSafe(t.name), t.serverToolName]));
@@ -150,16 +165,29 @@ function toolDefinition(tool: FunctionToolBody): ToolDefinition {
   });
 }
 
-/** The latest user message's text, and the user and assistant turns before it. */
-function latestUserTurn(messages: readonly MessageBody[]): { message: string; history: Turn[] } {
+/** The latest user message longer than MAX_MESSAGE_CHARS is refused, as a message is on every door. */
+function refuseLongUserTurn(messages: readonly MessageBody[], limits: MessageLimits): void {
+  const at = messages.findLastIndex((m) => m.role === "user");
+  if (at >= 0 && textOf(messages[at]!.content).length > limits.maxMessageChars) {
+    throw new GatewayError("invalid", `messages/${at}/content must NOT have more than ${limits.maxMessageChars} characters`, `messages/${at}/content`);
+  }
+}
+
+/**
+ * The latest user message's text, and the user and assistant turns before it: at most
+ * MAX_HISTORY_TURNS of them, the latest (an agent's conversation may run long; routing reads
+ * its last few turns).
+ */
+function latestUserTurn(messages: readonly MessageBody[], limits: MessageLimits): { message: string; history: Turn[] } {
   const at = messages.findLastIndex((m) => m.role === "user");
   if (at < 0) throw new GatewayError("invalid", "messages has no user message to route on", "messages");
-  const history = messages
+  const message = textOf(messages[at]!.content);
+  const turns = messages
     .slice(0, at)
     .filter((m) => m.role === "user" || m.role === "assistant")
     .map((m) => turnOf(m.role, textOf(m.content)))
     .filter((t) => t.content !== "");
-  return { message: textOf(messages[at]!.content), history };
+  return { message, history: limits.maxHistoryTurns === 0 ? [] : turns.slice(-limits.maxHistoryTurns) };
 }
 
 /** A message's text: a string, or the text parts of a content array. */
@@ -180,14 +208,15 @@ function chosenTool(choice: unknown): string {
   return typeof name === "string" ? name : "";
 }
 
-async function callUpstream(settings: ProxySettings, body: object): Promise<Response> {
+/** The upstream's answer; `gone` aborts the request (and a stream being read) when the client leaves. */
+async function callUpstream(settings: ProxySettings, body: object, gone: AbortSignal): Promise<Response> {
   const url = `${(settings.baseUrl || OPENAI_BASE_URL).replace(/\/+$/, "")}/chat/completions`;
   try {
     return await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(settings.timeoutMs),
+      signal: AbortSignal.any([AbortSignal.timeout(settings.timeoutMs), gone]),
     });
   } catch (error) {
     throw new GatewayError("upstream", `the upstream model at ${url} did not answer: ${(error as Error).message}`);

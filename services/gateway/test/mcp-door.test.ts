@@ -5,7 +5,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp } from "../src/app.js";
 import { apiKeyAuthenticator } from "../src/auth.js";
-import { DEFAULT_MCP_OPTIONS } from "../src/mcp-door.js";
+import { GatewayError } from "../src/deps.js";
+import { DEFAULT_MCP_OPTIONS, TRY_AGAIN_LATER } from "../src/mcp-door.js";
 import { create } from "@bufbuild/protobuf";
 import { ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
@@ -159,6 +160,94 @@ describe("gateway mcp - a large catalog behind the meta-tools", () => {
         assert.match(error.message, message);
         return true;
       });
+    }
+  });
+});
+
+/** Arguments nested `depth` levels of objects deep, the arguments object counted: { a: { a: … } }. */
+function nested(depth: number): Record<string, unknown> {
+  let value: Record<string, unknown> = { leaf: "x" };
+  for (let i = 1; i < depth; i++) value = { a: value };
+  return value;
+}
+
+describe("gateway mcp - the bounds and limits of every door", () => {
+  it("gateway mcp - arguments or _meta nested past 32 levels and lone surrogates are invalid params naming the field; 32 levels pass", async () => {
+    const s = await serve(40);
+    try {
+      const client = await s.connect(KEY);
+      assert.equal((await client.callTool({ name: "filesystem_read_file", arguments: nested(32) })).isError, false, "32 levels are accepted");
+      for (const depth of [33, 48, 99, 200]) {
+        await assert.rejects(client.callTool({ name: "filesystem_read_file", arguments: nested(depth) }), (error: unknown) => {
+          assert.ok(error instanceof McpError, String(error));
+          assert.equal(error.code, -32602);
+          assert.match(error.message, /params\/arguments(\/a)+ is nested deeper than 32 levels/);
+          assert.match(String((error.data as { field?: string }).field), /^params\/arguments\//);
+          return true;
+        });
+      }
+      await assert.rejects(client.callTool({ name: "filesystem_read_file", arguments: {}, _meta: nested(40) }), (e: unknown) => e instanceof McpError && e.code === -32602);
+      const raw = await fetch(s.url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_tools","arguments":{"query":"read \\ud800 notes"}}}',
+      });
+      const answer = (await raw.json()) as { id: number; error: { code: number; data: { field: string } } };
+      assert.deepEqual([raw.status, answer.id, answer.error.code, answer.error.data.field], [200, 3, -32602, "params/arguments/query"]);
+      const notUtf8 = await fetch(s.url, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: Buffer.from([0x7b, 0xff, 0x7d]) });
+      assert.deepEqual([notUtf8.status, ((await notUtf8.json()) as { error: { code: number } }).error.code], [400, -32700]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("gateway mcp - a search_tools query longer than MAX_MESSAGE_CHARS is invalid params, as a message is on every door", async () => {
+    const deps = new InMemoryGatewayDeps();
+    const app = buildApp(deps, { ...LIMITS, maxMessageChars: 100, mcp: { ...DEFAULT_MCP_OPTIONS, listAllMaxTools: 0 } });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const address = app.server.address();
+      const client = new Client({ name: "limits", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/mcp`), { requestInit: { headers: { authorization: `Bearer ${KEY}` } } }));
+      await assert.rejects(client.callTool({ name: "search_tools", arguments: { query: "x".repeat(101) } }), (error: unknown) => {
+        assert.ok(error instanceof McpError);
+        assert.equal(error.code, -32602);
+        assert.match(error.message, /query must NOT have more than 100 characters/);
+        return true;
+      });
+      await client.close();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("gateway mcp - limits refuse in JSON-RPC with the HTTP status and Retry-After: the rate limit, and packets in flight", async () => {
+    const deps = new InMemoryGatewayDeps();
+    const app = buildApp(deps, { ...LIMITS, rateLimit: { max: 2, windowMs: 60_000 } });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const address = app.server.address();
+      const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/mcp`;
+      const post = (body: object) =>
+        fetch(url, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(body) });
+      const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "filesystem_read_file", arguments: {} } };
+      deps.submitCall = async () => {
+        throw new GatewayError("limited", "too many packets in flight for tenant a (64)");
+      };
+      const inFlight = await post(call);
+      const limited = (await inFlight.json()) as { error: { code: number; message: string; data: { status: number; retryAfter: number } } };
+      assert.equal(limited.error.code, TRY_AGAIN_LATER, JSON.stringify(limited));
+      assert.match(limited.error.message, /too many packets in flight/);
+      assert.deepEqual([limited.error.data.status, limited.error.data.retryAfter], [429, 2]);
+      assert.equal(inFlight.headers.get("retry-after"), "2");
+
+      await post(call);
+      const rated = await post(call);
+      const body = (await rated.json()) as { jsonrpc: string; error: { code: number; data: { status: number } } };
+      assert.deepEqual([rated.status, body.jsonrpc, body.error.code, body.error.data.status], [429, "2.0", TRY_AGAIN_LATER, 429]);
+      assert.ok(Number(rated.headers.get("retry-after")) > 0);
+    } finally {
+      await app.close();
     }
   });
 });

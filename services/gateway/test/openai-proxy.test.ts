@@ -1,5 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import OpenAI from "openai";
 import { startScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import type { ChatAnswer, ScriptedOpenAIServer } from "@switchyard/test-fixtures";
@@ -119,5 +120,76 @@ describe("gateway openai proxy - POST /v1/chat/completions with the openai clien
     const res = await down.inject({ method: "POST", url: "/v1/chat/completions", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, payload: { model: "m", messages } });
     assert.equal(res.statusCode, 502, res.body);
     assert.match(res.json().error.message, /upstream model/);
+  });
+});
+
+describe("gateway openai proxy - the limits of every door", () => {
+  it("gateway openai proxy - a user message over MAX_MESSAGE_CHARS is a 400 naming it; history routes on the latest MAX_HISTORY_TURNS turns", async () => {
+    const upstream = await startScriptedOpenAIServer({ chat: () => ({ content: "ok" }) });
+    const deps = new InMemoryGatewayDeps();
+    const app = buildApp(deps, {
+      bodyLimitBytes: 1048576,
+      maxMessageChars: 1000,
+      maxHistoryTurns: 2,
+      auth,
+      proxy: { baseUrl: upstream.url, apiKey: "", topK: TOP_K, timeoutMs: 5000 },
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const address = app.server.address();
+      const client = new OpenAI({ apiKey: KEY, baseURL: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/v1`, maxRetries: 0 });
+      for (const tools of [TOOLS, TOOLS.slice(0, 2)]) {
+        await assert.rejects(client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x".repeat(50_000) }], tools }), (error: unknown) => {
+          assert.ok(error instanceof OpenAI.APIError && error.status === 400, String(error));
+          assert.equal((error.error as { param?: string }).param, "messages/0/content");
+          assert.match(error.message, /more than 1000 characters/);
+          return true;
+        });
+      }
+      assert.equal(upstream.chatRequests.length, 0, "nothing went upstream");
+      const turns = ["one", "two", "three", "four"].map((content, i) => ({ role: i % 2 === 0 ? ("user" as const) : ("assistant" as const), content }));
+      await client.chat.completions.create({ model: "m", messages: [...turns, { role: "user", content: "weather in Paris?" }], tools: TOOLS });
+      assert.deepEqual(deps.ranked.at(-1)!.history.map((t) => t.content), ["three", "four"]);
+    } finally {
+      await app.close();
+      await upstream.close();
+    }
+  });
+
+  it("gateway openai proxy - a streaming client that goes away aborts the upstream request", async () => {
+    // An upstream that sends one event and then holds the stream open, noting when its request is closed.
+    let closed: () => void = () => undefined;
+    const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
+    const upstream = createServer((request, response) => {
+      request.resume();
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write('data: {"choices":[{"delta":{"content":"thinking"}}]}\n\n');
+      response.on("close", () => closed());
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    const upstreamPort = (upstream.address() as { port: number }).port;
+    const app = buildApp(new InMemoryGatewayDeps(), {
+      bodyLimitBytes: 1048576,
+      maxMessageChars: 32768,
+      maxHistoryTurns: 50,
+      auth,
+      proxy: { baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, apiKey: "", topK: TOP_K, timeoutMs: 60_000 },
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const address = app.server.address();
+      const client = new OpenAI({ apiKey: KEY, baseURL: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/v1`, maxRetries: 0 });
+      const stream = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true });
+      const [first] = await Promise.all([stream[Symbol.asyncIterator]().next()]);
+      assert.equal(first.value?.choices[0]?.delta.content, "thinking");
+      // The client leaves after its first event.
+      stream.controller.abort();
+      const timeout = new Promise<string>((resolve) => setTimeout(() => resolve("still open"), 5000).unref());
+      assert.equal(await Promise.race([upstreamClosed.then(() => "closed"), timeout]), "closed", "the upstream request was aborted");
+    } finally {
+      await app.close();
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
   });
 });
