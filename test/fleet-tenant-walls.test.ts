@@ -7,6 +7,8 @@ import { fileURLToPath } from "node:url";
 import { create } from "@bufbuild/protobuf";
 import type { DescMessage } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { grpcServiceDefinition } from "@switchyard/grpc";
 import { Router } from "@switchyard/packet";
 import { eventually, fleetSkipReason, startTestFleet } from "./harness.js";
@@ -115,6 +117,19 @@ describe("fleet tenant walls - what a tenant teaches, approves or leaves behind 
     assert.ok(!(await examplesOf("a", "hostile.lookup_weather")).includes(TODO), "nor does tenant-a see the example");
     const packet = await t.post("/v1/packets", { message: TODO }, as("a"));
     assert.notEqual(packet.json.toolRouting?.selectedTool?.toolName, "hostile.lookup_weather", packet.text);
+    // And over /mcp, with the MCP SDK client: tenant-a's search is not steered either; tenant-b's is.
+    const searchOver = async (who: keyof typeof KEYS) => {
+      const client = new Client({ name: `walls-${who}`, version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: as(who) } }));
+      try {
+        const result = await client.callTool({ name: "search_tools", arguments: { query: TODO, k: 3 } });
+        return ((result.structuredContent as { tools: { name: string }[] }).tools ?? []).map((tool) => tool.name);
+      } finally {
+        await client.close();
+      }
+    };
+    assert.equal((await searchOver("b"))[0], "hostile_lookup_weather");
+    assert.notEqual((await searchOver("a"))[0], "hostile_lookup_weather");
 
     const shared = await t.post("/v1/tools/hostile.lookup_weather/examples", { examples: ["forecast for the picnic"], shared: true }, as("b"));
     assert.equal(shared.status, 403, shared.text);
