@@ -122,8 +122,15 @@ async function handleDeadLetter(
   jsm: JetStreamManager,
   msg: JsMsg,
 ): Promise<void> {
-  const advisory = msg.json<DeadLetterAdvisory>();
-  if (advisory.stream !== PACKETS_STREAM) return;
+  let advisory: DeadLetterAdvisory;
+  try {
+    advisory = msg.json<DeadLetterAdvisory>();
+  } catch (error) {
+    // No delivery would make these bytes an advisory: logged once and acked, not retried.
+    options.logger.error({ err: error, seq: msg.seq }, "dead-letter record that is no advisory: dropped");
+    return;
+  }
+  if (advisory?.stream !== PACKETS_STREAM) return;
   const seq = advisory.stream_seq;
   const attempt = await readAttempt(options.attempts, seq);
   if (isTerminated(advisory) && !(attempt?.terminated && attempt.stage === advisory.consumer)) {

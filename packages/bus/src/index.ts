@@ -8,7 +8,7 @@ export type { ContentRecording } from "./attributes.js";
 export { catalogKey, followBucket, followCatalog, listTools, mirrorCatalog, NOT_SERVED, putTool, removeTool } from "./catalog.js";
 export type { BucketListener, CatalogListener, CatalogMirror } from "./catalog.js";
 export { Headers, hopMessageId } from "./headers.js";
-export { loadPacket, publishPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
+export { loadPacket, publishPacket, readStoredPacket, recordHop, startHopClock, storeFinishedPacket } from "./packet-bus.js";
 export type { HopClock } from "./packet-bus.js";
 export { addMicroService, protoEndpoint, requestReply, ServiceError } from "./micro-service.js";
 export type { AnswerStats, Endpoint, Service, ServiceIdentity } from "./micro-service.js";

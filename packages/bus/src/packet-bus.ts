@@ -97,10 +97,15 @@ export async function storeFinishedPacket(nc: NatsConnection, packets: KV, packe
 export async function loadPacket(packets: KV, packetId: string): Promise<Packet | undefined> {
   const entry = await packets.get(packetId);
   if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return undefined;
+  return readStoredPacket(entry.value, packetId);
+}
+
+/** A stored or announced packet's bytes as a packet; those that cannot be decoded whole as loadPacket reads them. */
+export function readStoredPacket(bytes: Uint8Array, packetId: string): Packet {
   try {
-    return decodePacket(entry.value);
+    return decodePacket(bytes);
   } catch (error) {
-    return unreadablePacket(entry.value, packetId, error);
+    return unreadablePacket(bytes, packetId, error);
   }
 }
 
@@ -119,7 +124,13 @@ function unreadablePacket(bytes: Uint8Array, packetId: string, error: unknown): 
 export async function hasEnded(packets: KV, packetId: string): Promise<boolean> {
   const entry = await packets.get(packetId);
   if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return false;
-  // The summary alone: cheaper, and readable even where the whole packet is not.
-  const { state } = decodePacketSummary(entry.value);
+  // The summary alone: cheaper, and readable even where the whole packet is not. Bytes that
+  // are not even that record no ending: ending the packet over them is what makes it readable.
+  let state: Packet_State;
+  try {
+    state = decodePacketSummary(entry.value).state;
+  } catch {
+    return false;
+  }
   return state === Packet_State.COMPLETED || state === Packet_State.FAILED;
 }

@@ -6,7 +6,9 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
-import { decodePacket, encodePacket, finish, newPacket, Packet_State } from "@switchyard/packet";
+import { create } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { decodePacket, encodePacket, finish, newPacket, Packet_State, routingOf, SelectedToolSchema } from "@switchyard/packet";
 import type { Packet, StageOutcome } from "@switchyard/packet";
 import { trace } from "@opentelemetry/api";
 import { createLogger } from "@switchyard/telemetry";
@@ -26,6 +28,7 @@ import {
   PACKETS_STREAM,
   packetSubject,
   readAttempt,
+  readStoredPacket,
   recordHop,
   RetryLater,
   startDeadLetterWorker,
@@ -35,7 +38,9 @@ import {
 import type { DeadLetterAdvisory, DeadLetterWorker } from "../src/index.js";
 
 const tracer = trace.getTracer("dead-letters-test");
-const logger = createLogger("dead-letters-test", "silent");
+/** What the workers logged, one JSON line each: a record must be logged once, not on every retry. */
+const logLines: string[] = [];
+const logger = createLogger("dead-letters-test", "info", { write: (line: string) => void logLines.push(line) });
 const TERMINATED_ROUTE = `$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED.${PACKETS_STREAM}.route`;
 
 describe("dead letters", () => {
@@ -150,5 +155,64 @@ describe("dead letters", () => {
     assert.match(failed?.stateReason ?? "", /^terminated at stage route: invalid packet message/);
     await handled((await jsm.streams.info(DEAD_LETTERS_STREAM)).state.last_seq);
     assert.equal(await readAttempt(attempts, seq), undefined, "its attempt is forgotten once the packet ended");
+  });
+
+  it("dead letters - a packet stored and sent with a value nested past protobuf's limit ends FAILED once, readable before and after", async () => {
+    // Issue 36: the gateway stored such a packet, then no stage and no dead-letter record could read it, for ever.
+    let params: JsonObject = { path: "notes/todo.md" };
+    for (let i = 0; i < 60; i++) params = { a: params };
+    const packet = newPacket({ message: "read notes/todo.md" });
+    packet.state = Packet_State.ROUTING;
+    routingOf(packet).selectedTool = create(SelectedToolSchema, { toolName: "filesystem.read_text_file", params });
+    const id = packet.header!.packetId;
+    await packets.put(id, encodePacket(packet));
+    assert.throws(() => decodePacket(encodePacket(packet)), /maximum recursion depth/);
+    const before = await loadPacket(packets, id);
+    assert.deepEqual([before?.header?.packetId, before?.state], [id, Packet_State.ROUTING]);
+    assert.match(before?.stateReason ?? "", /^the stored packet cannot be read whole: .*maximum recursion depth/);
+
+    const worker = await startStageWorker({
+      nc, stage: "route", service: "embedding-router", packets, tracer, logger, attempts,
+      handle: (): StageOutcome => assert.fail("not decodable"),
+    });
+    await publishToRoute(packet);
+    let failed: Packet | undefined;
+    for (const deadline = Date.now() + 10_000; failed?.state !== Packet_State.FAILED && Date.now() < deadline; await sleep(50)) failed = await loadPacket(packets, id);
+    await handled((await jsm.streams.info(DEAD_LETTERS_STREAM)).state.last_seq);
+    await worker.stop();
+    assert.equal(failed?.state, Packet_State.FAILED);
+    assert.match(failed?.stateReason ?? "", /^terminated at stage route: invalid packet message: .*maximum recursion depth/);
+    const mine = logLines.filter((line) => line.includes(id));
+    assert.equal(mine.filter((line) => line.includes('"msg":"invalid packet message"')).length, 1, mine.join(""));
+    assert.equal(mine.filter((line) => line.includes('"msg":"packet dead-lettered"')).length, 1, mine.join(""));
+    assert.ok(!logLines.some((line) => line.includes("dead-letter record not handled")), "no record was retried");
+  });
+
+  it("dead letters - a record that is no advisory is dropped once, not delivered again", async () => {
+    const before = logLines.length;
+    await handled((await jetstream(nc).publish(TERMINATED_ROUTE, "not an advisory")).seq);
+    const lines = logLines.slice(before);
+    assert.equal(lines.filter((line) => line.includes("no advisory: dropped")).length, 1, lines.join(""));
+    assert.ok(!lines.some((line) => line.includes("dead-letter record not handled")), lines.join(""));
+  });
+
+  it("dead letters - stored bytes that are no packet read as a FAILED shell under their id, and record no ending", async () => {
+    const garbage = new Uint8Array([0x0a, 0xff, 0xff, 0xff, 0x0f]);
+    const shell = readStoredPacket(garbage, "garbage-1");
+    assert.deepEqual([shell.header?.packetId, shell.state], ["garbage-1", Packet_State.FAILED]);
+    assert.match(shell.stateReason, /^the stored packet cannot be read whole/);
+    // The dead-letter worker ends a packet whose stored record is garbage, so GET has a reason to read.
+    const worker = await startStageWorker({
+      nc, stage: "route", service: "embedding-router", packets, tracer, logger, attempts,
+      handle: (): StageOutcome => assert.fail("not a packet"),
+    });
+    await packets.put("garbage-2", garbage);
+    const h = headers();
+    h.set(Headers.PacketId, "garbage-2");
+    await jetstream(nc).publish(packetSubject("route"), garbage, { headers: h });
+    let failed: Packet | undefined;
+    for (const deadline = Date.now() + 10_000; !failed?.stateReason.startsWith("terminated") && Date.now() < deadline; await sleep(50)) failed = await loadPacket(packets, "garbage-2");
+    await worker.stop();
+    assert.match(failed?.stateReason ?? "", /^terminated at stage route: invalid packet message/);
   });
 });

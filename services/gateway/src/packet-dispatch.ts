@@ -2,9 +2,9 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream, JetStreamApiError } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import type { Tracer } from "@opentelemetry/api";
-import { currentTraceparent, publishPacket, recordHop, retryWhileTransient, setDeadline } from "@switchyard/bus";
+import { currentTraceparent, publishPacket, readStoredPacket, recordHop, retryWhileTransient, setDeadline } from "@switchyard/bus";
 import type { HopClock } from "@switchyard/bus";
-import { decodePacket, encodePacket } from "@switchyard/packet";
+import { encodePacket } from "@switchyard/packet";
 import type { Packet, Stage } from "@switchyard/packet";
 import { finishedPacket } from "@switchyard/runtime";
 import { processMetrics } from "@switchyard/telemetry";
@@ -85,7 +85,8 @@ export function packetDispatcher(options: PacketDispatchOptions) {
       throw error;
     }
     const ended = await ending?.bytes;
-    return ended ? { packet: decodePacket(ended), finished: true } : { packet, finished: false };
+    // Read as GET reads it: an ending that cannot be decoded whole is answered as its header and state, not a 500.
+    return ended ? { packet: readStoredPacket(ended, packetId), finished: true } : { packet, finished: false };
   }
 
   /** Stores a new packet's first state unless the bucket has one already (an earlier try's, or its end). */
