@@ -47,7 +47,7 @@ export function buildGrpcServer(
   for (const [name, handler] of Object.entries(handlers) as [string, UntypedHandler][]) {
     implementation[name] = unary(opts.auth, handler);
   }
-  server.addService(keepUndecodable(grpcServiceDefinition(Router)), implementation);
+  server.addService(keepUndecodable(grpcServiceDefinition(Router, { recursionLimit: DECODE_RECURSION_LIMIT })), implementation);
   // Open like /docs: it describes the API, and every call of it still needs a key.
   addReflection(server, [Router]);
 
@@ -57,6 +57,13 @@ export function buildGrpcServer(
 }
 
 type UntypedHandler = (request: unknown, tenant: string, caller: Caller) => Promise<unknown>;
+
+/**
+ * Levels of messages a request is decoded to: far past what the bounds accept (MAX_JSON_DEPTH
+ * levels of JSON, two messages each), so a value nested too deep is refused naming its field
+ * (protobuf's default of 100 would fail at 49 levels, unnamed); deeper still is refused undecoded.
+ */
+const DECODE_RECURSION_LIMIT = 1000;
 
 /** A request whose bytes are no message of its type (malformed, or nested past protobuf's limit). */
 class UndecodableRequest {

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
-import type { DescMessage, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import type { DescMessage, JsonObject, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
 import { Packet_State, Router, RoutingCandidate_Source, ToolRoutingState_ExecutionStatus, Turn_Role } from "@switchyard/packet";
@@ -21,6 +21,8 @@ describe("gateway grpc", () => {
   const { server } = buildGrpcServer(deps, LIMITS);
   let client: grpc.Client & Record<string, UnaryMethod>;
   let health: grpc.Client & Record<string, UnaryMethod>;
+  /** The same service with requests sent as the bytes given, for malformed ones. */
+  let raw: grpc.Client & Record<string, UnaryMethod>;
 
   /** Calls a Router method with a message built from its generated input schema. */
   function call<K extends keyof Methods>(
@@ -58,11 +60,17 @@ describe("gateway grpc", () => {
     client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as typeof client;
     const HealthClient = grpc.makeGenericClientConstructor(healthService as unknown as grpc.ServiceDefinition, "Health");
     health = new HealthClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as typeof health;
+    const asGiven = Object.fromEntries(
+      Object.entries(grpcServiceDefinition(Router)).map(([name, method]) => [name, { ...method, requestSerialize: (bytes: Buffer) => bytes }]),
+    );
+    const RawClient = grpc.makeGenericClientConstructor(asGiven, "Router");
+    raw = new RawClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as typeof raw;
   });
 
   after(() => {
     client.close();
     health.close();
+    raw.close();
     server.forceShutdown();
   });
 
@@ -240,6 +248,37 @@ describe("gateway grpc", () => {
 
   it("gateway grpc - a request over the body limit is RESOURCE_EXHAUSTED", async () => {
     await rejectsWith("submitPacket", { message: "x".repeat(2 * 1024 * 1024) }, grpc.status.RESOURCE_EXHAUSTED);
+  });
+
+  it("gateway grpc - SubmitCall arguments nested past 32 levels are INVALID_ARGUMENT naming the field, however deep", async () => {
+    const nested = (depth: number) => {
+      let value: JsonObject = { path: "notes/todo.md" };
+      for (let i = 1; i < depth; i++) value = { a: value };
+      return value;
+    };
+    const calls = deps.calls.length;
+    await call("submitCall", { tool: "filesystem.read_file", arguments: nested(32), wait: false });
+    assert.equal(deps.calls.length, calls + 1, "32 levels are accepted");
+    // 48 levels decode under protobuf's default limit of 100; 99 and 200 only under the server's deeper one.
+    for (const depth of [33, 48, 99, 200]) {
+      await rejectsWith("submitCall", { tool: "filesystem.read_file", arguments: nested(depth) }, grpc.status.INVALID_ARGUMENT, /^arguments(\/a){32} is nested deeper than 32 levels/);
+    }
+    // Past what the server decodes at all: refused undecoded.
+    await rejectsWith("submitCall", { tool: "filesystem.read_file", arguments: nested(600) }, grpc.status.INVALID_ARGUMENT, /not a valid message of its type: .*maximum recursion depth of 1000/);
+    assert.equal(deps.calls.length, calls + 1, "nothing deeper reaches the fleet");
+  });
+
+  it("gateway grpc - bytes that are no message, or strings that are not UTF-8, are INVALID_ARGUMENT, not INTERNAL", async () => {
+    const sendRaw = (method: string, bytes: number[]) =>
+      new Promise((resolve, reject) => raw[method]!(Buffer.from(bytes), (error, response) => (error ? reject(error) : resolve(response))));
+    // A length that runs past the end; the field-1 string "\xff\xfe" (route's message, submitCall's tool).
+    for (const [method, bytes] of [["submitCall", [0x0a, 0xff, 0xff, 0xff, 0x0f]], ["route", [0x0a, 0x02, 0xff, 0xfe]], ["submitCall", [0x0a, 0x02, 0xff, 0xfe]]] as const) {
+      await assert.rejects(sendRaw(method, [...bytes]), (error: grpc.ServiceError) => {
+        assert.equal(error.code, grpc.status.INVALID_ARGUMENT, `${method} ${bytes.join(",")}: ${grpc.status[error.code]} ${error.details}`);
+        assert.match(error.details, /^the request is not a valid message of its type: /);
+        return true;
+      });
+    }
   });
 
   it("gateway grpc - errors from the deps map to UNAVAILABLE, INVALID_ARGUMENT and a detail-free INTERNAL", async () => {
