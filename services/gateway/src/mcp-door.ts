@@ -23,6 +23,7 @@ import { SWITCHYARD_VERSION } from "@switchyard/telemetry";
 import { structureProblem, utf8Text } from "./bounded-json.js";
 import { defaultConfig } from "./config.js";
 import { ERROR_STATUS, httpErrorOf, RETRY_AFTER_SECONDS } from "./errors.js";
+import { textOverLimit } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
@@ -211,7 +212,8 @@ function serverFor(
 async function searchTools(deps: GatewayDeps, tenant: string, names: ExposedNames, args: JsonObject, defaultK: number, maxChars: number) {
   const query = stringArg(args, "query");
   // The same limit as a message on every door (MAX_MESSAGE_CHARS).
-  if (query.length > maxChars) throw new McpError(ErrorCode.InvalidParams, `query must NOT have more than ${maxChars} characters`, { field: "arguments/query" });
+  const tooLong = textOverLimit(query, maxChars, "arguments/query");
+  if (tooLong) throw new McpError(ErrorCode.InvalidParams, tooLong.message, { field: tooLong.field });
   const k = args["k"] === undefined ? defaultK : args["k"];
   if (typeof k !== "number" || !Number.isInteger(k) || k < 1 || k > 50) throw new McpError(ErrorCode.InvalidParams, "k must be a whole number from 1 to 50");
   const { candidates } = await deps.route(tenant, create(RouteRequestSchema, { message: query, topK: k }));

@@ -22,6 +22,7 @@ import { httpErrorOf } from "./errors.js";
 import type { GatewayDeps } from "./deps.js";
 import { GatewayError } from "./deps.js";
 import { clientSafe } from "./mcp-tools.js";
+import { textOverLimit } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
 
 /** The limits of every door this one applies to the turn it routes on. */
@@ -168,9 +169,8 @@ function toolDefinition(tool: FunctionToolBody): ToolDefinition {
 /** The latest user message longer than MAX_MESSAGE_CHARS is refused, as a message is on every door. */
 function refuseLongUserTurn(messages: readonly MessageBody[], limits: MessageLimits): void {
   const at = messages.findLastIndex((m) => m.role === "user");
-  if (at >= 0 && textOf(messages[at]!.content).length > limits.maxMessageChars) {
-    throw new GatewayError("invalid", `messages/${at}/content must NOT have more than ${limits.maxMessageChars} characters`, `messages/${at}/content`);
-  }
+  const failure = at >= 0 ? textOverLimit(textOf(messages[at]!.content), limits.maxMessageChars, `messages/${at}/content`, "body") : undefined;
+  if (failure) throw new GatewayError("invalid", failure.message, failure.field);
 }
 
 /**

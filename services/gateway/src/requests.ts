@@ -208,6 +208,21 @@ export function requestValidator(schema: TSchema): (value: unknown) => Validatio
   };
 }
 
+/** A validator of `{ message }` at most `maxChars` long, for each limit asked for. */
+const messageValidators = new Map<number, (value: unknown) => ValidationFailure | undefined>();
+
+/**
+ * A text over `maxChars` on a door whose body is no router.proto request (the OpenAI door's
+ * user message, /mcp's search query), refused in the words HTTP and gRPC use for `message`:
+ * the same validator says them. `part` prefixes the message as HTTP's does ("body").
+ */
+export function textOverLimit(text: string, maxChars: number, field: string, part = ""): ValidationFailure | undefined {
+  let validate = messageValidators.get(maxChars);
+  if (!validate) messageValidators.set(maxChars, (validate = requestValidator(Type.Object({ message: Type.String({ maxLength: maxChars }) }))));
+  const failure = validate({ message: text });
+  return failure && { field, message: `${[part, field].filter(Boolean).join("/")}${failure.message.slice("message".length)}` };
+}
+
 /** Packet turns in the request JSON shape, so gRPC requests go through the HTTP validator. */
 export function turnsToBody(history: readonly Turn[]): TurnBody[] {
   // An unknown enum number keeps its number, which the role check then rejects by name.

@@ -212,7 +212,8 @@ describe("gateway mcp - the bounds and limits of every door", () => {
       await assert.rejects(client.callTool({ name: "search_tools", arguments: { query: "x".repeat(101) } }), (error: unknown) => {
         assert.ok(error instanceof McpError);
         assert.equal(error.code, -32602);
-        assert.match(error.message, /query must NOT have more than 100 characters/);
+        // In the words of the HTTP door and gRPC ("message must not have more than 100 characters").
+        assert.match(error.message, /arguments\/query must not have more than 100 characters$/);
         return true;
       });
       await client.close();

@@ -142,11 +142,14 @@ describe("gateway openai proxy - the limits of every door", () => {
         await assert.rejects(client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x".repeat(50_000) }], tools }), (error: unknown) => {
           assert.ok(error instanceof OpenAI.APIError && error.status === 400, String(error));
           assert.equal((error.error as { param?: string }).param, "messages/0/content");
-          assert.match(error.message, /more than 1000 characters/);
+          assert.match(error.message, /body\/messages\/0\/content must not have more than 1000 characters$/);
           return true;
         });
       }
       assert.equal(upstream.chatRequests.length, 0, "nothing went upstream");
+      // The words of the HTTP door for its message.
+      const http = await app.inject({ method: "POST", url: "/v1/packets", headers: { authorization: `Bearer ${KEY}` }, payload: { message: "x".repeat(50_000) } });
+      assert.deepEqual([http.statusCode, http.json().message], [400, "body/message must not have more than 1000 characters"]);
       const turns = ["one", "two", "three", "four"].map((content, i) => ({ role: i % 2 === 0 ? ("user" as const) : ("assistant" as const), content }));
       await client.chat.completions.create({ model: "m", messages: [...turns, { role: "user", content: "weather in Paris?" }], tools: TOOLS });
       assert.deepEqual(deps.ranked.at(-1)!.history.map((t) => t.content), ["three", "four"]);
