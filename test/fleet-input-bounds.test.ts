@@ -8,6 +8,9 @@ import { connect, headers } from "@nats-io/transport-node";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import OpenAI from "openai";
+import { startScriptedOpenAIServer } from "@switchyard/test-fixtures";
+import type { ScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import { Headers, openBucket, PACKETS_BUCKET, packetSubject } from "@switchyard/bus";
 import { grpcServiceDefinition } from "@switchyard/grpc";
 import { encodePacket, newPacket, Packet_State, Router, routingOf, SelectedToolSchema } from "@switchyard/packet";
@@ -33,15 +36,18 @@ type Unary = (request: unknown, metadata: grpc.Metadata, callback: (error: grpc.
 
 describe("fleet input bounds - every door refuses what no packet can carry; no packet stays unreadable", { skip }, () => {
   let t: TestFleet;
+  let upstream: ScriptedOpenAIServer;
   let grpcAddress: string;
   const accepted: string[] = [];
 
   before(async () => {
-    t = await startTestFleet();
+    upstream = await startScriptedOpenAIServer({ chat: () => ({ content: "ok" }) });
+    t = await startTestFleet({ serviceEnv: { gateway: { LLM_BASE_URL: upstream.url } } });
     grpcAddress = `127.0.0.1:${t.fleet.processes.get("gateway")!.ready["grpcPort"]}`;
   });
   after(async () => {
     await t?.close();
+    await upstream?.close();
   });
 
   it("fleet input bounds - HTTP: arguments nested past 32 levels are 400 naming the field; 32 levels are accepted", async () => {
@@ -83,6 +89,7 @@ describe("fleet input bounds - every door refuses what no packet can carry; no p
         const request = create(Router.method.submitCall.input as DescMessage, { tool: READ, arguments: nested(depth), wait: false } as never);
         await assert.rejects(call(client, request), (error: grpc.ServiceError) => {
           assert.equal(error.code, grpc.status.INVALID_ARGUMENT, `depth ${depth}: ${grpc.status[error.code]} ${error.details}`);
+          assert.match(error.details, /^arguments(\/a){32} is nested deeper than 32 levels/);
           return true;
         });
       }
@@ -103,7 +110,7 @@ describe("fleet input bounds - every door refuses what no packet can carry; no p
       const { tools } = await client.listTools();
       const read = tools.find((tool) => tool.title === READ || tool.name.endsWith("read_text_file"));
       assert.ok(read, tools.map((tool) => tool.name).join(", "));
-      for (const depth of [33, 200]) {
+      for (const depth of [33, 48, 99, 200]) {
         await assert.rejects(client.callTool({ name: read.name, arguments: nested(depth) }), (error: unknown) => {
           assert.ok(error instanceof McpError, String(error));
           assert.equal(error.code, -32602);
@@ -111,6 +118,38 @@ describe("fleet input bounds - every door refuses what no packet can carry; no p
           return true;
         });
       }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("fleet input bounds - a 50,000-character message is refused on the OpenAI door and by /mcp search_tools, as on HTTP", async () => {
+    const long = "read notes/todo.md ".repeat(2632).slice(0, 50_000);
+    const http = await t.post("/v1/packets", { message: long });
+    assert.deepEqual([http.status, http.json.field], [400, "message"], http.text);
+    // Every door says it in the HTTP door's words.
+    const max = http.json.message.match(/^body\/message must not have more than (\d+) characters$/)?.[1];
+    assert.ok(max, http.json.message);
+
+    const openai = new OpenAI({ apiKey: "unused-in-local-mode", baseURL: `${t.url}/v1`, maxRetries: 0 });
+    const tools = [{ type: "function" as const, function: { name: "filesystem_read_text_file", description: "Read a file", parameters: { type: "object", properties: {} } } }];
+    await assert.rejects(openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: long }], tools }), (error: unknown) => {
+      assert.ok(error instanceof OpenAI.APIError && error.status === 400, String(error));
+      assert.equal((error.error as { param?: string }).param, "messages/0/content");
+      assert.match(error.message, new RegExp(`body/messages/0/content must not have more than ${max} characters$`));
+      return true;
+    });
+    assert.equal(upstream.chatRequests.length, 0, "nothing went upstream");
+
+    const client = new Client({ name: "bounds", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
+    try {
+      await assert.rejects(client.callTool({ name: "search_tools", arguments: { query: long } }), (error: unknown) => {
+        assert.ok(error instanceof McpError, String(error));
+        assert.equal(error.code, -32602);
+        assert.match(error.message, new RegExp(`arguments/query must not have more than ${max} characters$`));
+        return true;
+      });
     } finally {
       await client.close();
     }
