@@ -1,6 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { request } from "node:http";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { startFleet } from "@switchyard/fleet";
@@ -23,6 +24,7 @@ const RATE_LIMIT_MAX = 100;
 const MAX_CONCURRENT_PACKETS = 2;
 const BODY_LIMIT_BYTES = 65536;
 const MAX_MESSAGE_CHARS = 32768;
+const AUTH_FAILURE_LIMIT = 20;
 
 const as = (who: keyof typeof KEYS) => ({ authorization: `Bearer ${KEYS[who]}` });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -40,6 +42,9 @@ describe("fleet security - API keys for two tenants, limits on", { skip }, () =>
         MAX_CONCURRENT_PACKETS: String(MAX_CONCURRENT_PACKETS),
         BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES),
         MAX_MESSAGE_CHARS: String(MAX_MESSAGE_CHARS),
+        // A short window, so the address the tests share is served again soon after the throttle test.
+        AUTH_FAILURE_LIMIT: String(AUTH_FAILURE_LIMIT),
+        AUTH_FAILURE_WINDOW_MS: "3000",
       },
       serviceEnv: { reviewer: { ALLOW_WRITE_TOOLS: "true" } },
     });
@@ -107,6 +112,42 @@ describe("fleet security - API keys for two tenants, limits on", { skip }, () =>
     } finally {
       client.close();
     }
+  });
+
+  it("fleet security - 300 wrong keys in a row are throttled on every door (429, RESOURCE_EXHAUSTED); a right key from another address is served", async () => {
+    const statuses: number[] = [];
+    for (let n = 0; n < 300; n++) statuses.push((await t.get("/v1/tools", { authorization: `Bearer wrong-key-${n}-0123456789abcdef` })).status);
+    const firstThrottled = statuses.indexOf(429);
+    assert.ok(firstThrottled > 0 && firstThrottled <= AUTH_FAILURE_LIMIT, `the first 429 came after ${firstThrottled} 401s`);
+    assert.deepEqual(new Set(statuses.slice(0, firstThrottled)), new Set([401]));
+    assert.deepEqual(new Set(statuses.slice(firstThrottled)), new Set([429]));
+
+    const throttled = await t.get("/v1/tools", as("a"));
+    assert.equal(throttled.status, 429, "a right key from the throttled address too");
+    const retryAfter = Number(throttled.headers.get("retry-after"));
+    assert.ok(retryAfter >= 1 && retryAfter <= 3, `Retry-After: ${retryAfter}`);
+    for (const path of ["/mcp", "/v1/chat/completions"]) assert.equal((await t.post(path, {}, as("a"))).status, 429, path);
+    const client = createRouterClient(`127.0.0.1:${t.fleet.processes.get("gateway")!.ready["grpcPort"]}`);
+    try {
+      await assert.rejects(client.listTools({}), (error: grpc.ServiceError) => {
+        assert.equal(error.code, grpc.status.RESOURCE_EXHAUSTED, error.details);
+        return true;
+      });
+    } finally {
+      client.close();
+    }
+
+    // Another address on loopback (127.0.0.2, Linux routes all of 127/8 to lo): served.
+    const other = await new Promise<number>((resolve, reject) => {
+      const url = new URL("/v1/tools", t.url);
+      request(url, { headers: as("a"), localAddress: "127.0.0.2" }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on("error", reject).end();
+    });
+    assert.equal(other, 200);
+    await sleep(retryAfter * 1000);
+    assert.equal((await t.get("/v1/tools", as("a"))).status, 200, "served again once the window ended");
   });
 
   it("fleet security - with a key the packet completes and carries the key's tenant; a tenant in the body is refused 400", async () => {

@@ -15,14 +15,22 @@ export interface Caller {
   admin: boolean;
 }
 
-/** Why a request was refused: no credentials at all, or credentials that match no key. */
-export type AuthFailure = "missing" | "invalid";
+/**
+ * Why a request was refused: no credentials at all, credentials that match no key, or too many
+ * wrong keys from the client's address lately (auth-throttle.ts).
+ */
+export type AuthFailure = "missing" | "invalid" | "throttled";
 
 export interface Authenticator {
   /** Keys are required; false in local mode. */
   readonly required: boolean;
-  /** The caller for an `Authorization` header value (HTTP header or gRPC metadata), or why there is none. */
-  authenticate(authorization: string | undefined): Caller | AuthFailure;
+  /**
+   * The caller for an `Authorization` header value (HTTP header or gRPC metadata), or why there
+   * is none; `client` is the address the request came from.
+   */
+  authenticate(authorization: string | undefined, client?: string): Caller | AuthFailure;
+  /** Seconds until a throttled client may try again (Retry-After); only an authenticator that throttles has it. */
+  retryAfterSeconds?(client: string): number;
 }
 
 interface StoredKey {

@@ -49,6 +49,12 @@ export const configSchema = Type.Object(
       description: "Requests one tenant may make per window; 0: unlimited. Unset: 600 with keys, unlimited in local mode",
     })),
     RATE_LIMIT_WINDOW_MS: Type.Integer({ minimum: 1, default: 60000, description: "The rate limit's window" }),
+    AUTH_FAILURE_LIMIT: Type.Integer({
+      minimum: 0,
+      default: 20,
+      description: "Wrong API keys one client address may present per AUTH_FAILURE_WINDOW_MS (HTTP and gRPC together); past it every request from the address, right keys included, is answered 429 (gRPC RESOURCE_EXHAUSTED) until the window ends. 0: unlimited",
+    }),
+    AUTH_FAILURE_WINDOW_MS: Type.Integer({ minimum: 1, default: 60000, description: "The failed-authentication limit's window, from an address's first wrong key" }),
     MAX_CONCURRENT_PACKETS: Type.Optional(Type.Integer({
       minimum: 0,
       description: "Packets one tenant may have in flight; 0: unlimited. Unset: 64 with keys, unlimited in local mode",

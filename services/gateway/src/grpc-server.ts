@@ -4,6 +4,7 @@ import { HealthImplementation } from "grpc-health-check";
 import { addReflection, grpcServiceDefinition } from "@switchyard/grpc";
 import { Router } from "@switchyard/packet";
 import type { Authenticator, Caller } from "./auth.js";
+import { peerAddress, THROTTLED_MESSAGE } from "./auth-throttle.js";
 import { structureProblem } from "./bounded-json.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
@@ -92,10 +93,10 @@ function keepUndecodable(definition: grpc.ServiceDefinition): grpc.ServiceDefini
 function unary(auth: Authenticator, handler: UntypedHandler): grpc.handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
     const [authorization] = call.metadata.get("authorization");
-    const caller = auth.authenticate(typeof authorization === "string" ? authorization : undefined);
+    const caller = auth.authenticate(typeof authorization === "string" ? authorization : undefined, peerAddress(call.getPeer()));
     if (typeof caller === "string") {
-      const details = caller === "missing" ? "an API key is required: metadata authorization: Bearer <key>" : "the API key is not valid";
-      callback({ code: grpc.status.UNAUTHENTICATED, details });
+      const details = caller === "missing" ? "an API key is required: metadata authorization: Bearer <key>" : caller === "invalid" ? "the API key is not valid" : THROTTLED_MESSAGE;
+      callback({ code: caller === "throttled" ? grpc.status.RESOURCE_EXHAUSTED : grpc.status.UNAUTHENTICATED, details });
       return;
     }
     if (call.request instanceof UndecodableRequest) {

@@ -1,6 +1,7 @@
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance } from "fastify";
 import type { AuthFailure, Authenticator } from "./auth.js";
+import { THROTTLED_MESSAGE } from "./auth-throttle.js";
 import { errorBody } from "./errors.js";
 
 declare module "fastify" {
@@ -18,7 +19,7 @@ export interface RateLimitSettings {
   windowMs: number;
 }
 
-const AUTH_MESSAGES: Record<AuthFailure, string> = {
+const AUTH_MESSAGES: Record<Exclude<AuthFailure, "throttled">, string> = {
   missing: "an API key is required: Authorization: Bearer <key>",
   invalid: "the API key is not valid",
 };
@@ -51,17 +52,22 @@ export function guardLoopbackHost(app: FastifyInstance): void {
 /**
  * Guards the API routes of `app` (an encapsulated context, so the probes and
  * docs elsewhere stay open): a request without a valid key is answered 401
- * before its body is read, and each tenant's requests are rate limited.
+ * before its body is read (429 once its address presented too many wrong keys,
+ * auth-throttle.ts), and each tenant's requests are rate limited.
  */
 export async function guardApi(app: FastifyInstance, auth: Authenticator, limit: RateLimitSettings): Promise<void> {
   app.decorateRequest("tenant", "");
   app.decorateRequest("admin", false);
   app.addHook("onRequest", async (request, reply) => {
-    const caller = auth.authenticate(request.headers.authorization);
+    const caller = auth.authenticate(request.headers.authorization, request.ip);
     if (typeof caller === "object") {
       request.tenant = caller.tenant;
       request.admin = caller.admin;
       return;
+    }
+    if (caller === "throttled") {
+      const seconds = auth.retryAfterSeconds?.(request.ip) ?? 1;
+      return reply.code(429).header("retry-after", String(seconds)).send(errorBody(429, THROTTLED_MESSAGE));
     }
     // RFC 6750: the challenge names the scheme, and the error when a key was given but is wrong.
     const challenge = caller === "invalid" ? 'Bearer realm="switchyard", error="invalid_token"' : 'Bearer realm="switchyard"';

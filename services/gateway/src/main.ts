@@ -8,6 +8,7 @@ import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
 import { readConfig } from "@switchyard/config";
 import { drainOnSignals, exitOnSettingsError, startService } from "@switchyard/runtime";
 import { authenticatorFrom, localModeExposure } from "./auth.js";
+import { throttleAuthFailures } from "./auth-throttle.js";
 import { configSchema } from "./config.js";
 
 register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
@@ -16,7 +17,7 @@ exitOnSettingsError("gateway");
 // Settings first: a bad one, no API keys outside local mode, or local mode open to the network
 // (unless allowed) stops the gateway before it connects anywhere.
 const config = readConfig(configSchema, process.env);
-const auth = authenticatorFrom(config);
+const auth = throttleAuthFailures(authenticatorFrom(config), { max: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW_MS });
 const exposure = localModeExposure(config);
 
 const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"]);
