@@ -42,7 +42,8 @@ describe("fleet registered servers - an MCP server that arrives at run time", { 
     pooled = spawn(process.execPath, [POOLED], { env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "inherit"] });
     const [listening] = (await once(pooled.stdout!, "data")) as [Buffer];
     pooledUrl = `http://127.0.0.1:${listening.toString().trim()}/mcp`;
-    t = await startTestFleet({ env: { API_KEYS: `${KEYS.user}:tenant-a`, ADMIN_API_KEYS: `${KEYS.admin}:ops` } });
+    // With keys, a server on loopback over http is let through only by SERVER_URL_ALLOW (gateway and executor alike).
+    t = await startTestFleet({ env: { API_KEYS: `${KEYS.user}:tenant-a`, ADMIN_API_KEYS: `${KEYS.admin}:ops`, SERVER_URL_ALLOW: "127.0.0.1" } });
   });
   after(async () => {
     server?.kill();
@@ -59,6 +60,11 @@ describe("fleet registered servers - an MCP server that arrives at run time", { 
   it("fleet registered servers - an admin's key registers it; its tools are listed, routed and called through review", async () => {
     const refused = await t.post("/v1/servers", { name: "everything", url }, as("user"));
     assert.equal(refused.status, 403, refused.text);
+    for (const forbidden of ["http://169.254.169.254/latest/meta-data/", url.replace("127.0.0.1", "127.0.0.2"), url.replace("http:", "https:").replace("127.0.0.1", "[::1]")]) {
+      const res = await t.post("/v1/servers", { name: "everything", url: forbidden }, as("admin"));
+      assert.equal(res.status, 400, `${forbidden}: ${res.text}`);
+      assert.equal(res.json.field, "url", res.text);
+    }
 
     const res = await t.post("/v1/servers", { name: "everything", url, domains: ["demo"] }, as("admin"));
     assert.equal(res.status, 201, res.text);

@@ -146,6 +146,6 @@ export {
 } from "./tool-call.js";
 export type { ApprovalRefusal } from "./tool-call.js";
 export { clamp01 } from "./scores.js";
-export { ownToolName, SERVER_NAME_PATTERN, TENANT_PATTERN, toolVisibleTo } from "./tenant.js";
+export { LOCAL_TENANT, ownToolName, SERVER_NAME_PATTERN, TENANT_PATTERN, toolVisibleTo } from "./tenant.js";
 export { givenAnnotations } from "./tool-annotations.js";
 export type { AnnotationFields } from "./tool-annotations.js";

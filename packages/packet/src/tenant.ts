@@ -1,6 +1,9 @@
 /** A tenant name: what API keys map to, packets are stamped with and catalog tools are limited to. */
 export const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/** The tenant of every request in local mode (`AUTH=none`): one trusted user, no keys. */
+export const LOCAL_TENANT = "local";
+
 /**
  * An MCP server's name (switchyard.yaml's keys, POST /v1/servers): the first half of its
  * tools' catalog names "<server>.<tool>", so no dots, and nothing a NATS subject or URL mangles.

@@ -1,3 +1,4 @@
+import { serverUrlConfigProperties } from "@switchyard/config";
 import { Type } from "typebox";
 import type { Static } from "typebox";
 
@@ -14,6 +15,8 @@ export const configSchema = Type.Object(
     TOOL_OUTPUT_MAX_BYTES: Type.Integer({ minimum: 256, default: 65536 }),
     /** How long a claimed tool call holds without renewal (renewed every third of it while the call runs); after it, the claim counts as abandoned. */
     EXECUTION_LEASE_MS: Type.Integer({ minimum: 300, default: 10000 }),
+    /** Hosts, addresses and CIDRs a registered MCP server may be reached at although private (the gateway reads it too). */
+    SERVER_URL_ALLOW: serverUrlConfigProperties.SERVER_URL_ALLOW,
   },
   { additionalProperties: false },
 );

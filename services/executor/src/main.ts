@@ -3,7 +3,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { CATALOG_BUCKET, mirrorCatalog, openBucket, SERVERS_BUCKET } from "@switchyard/bus";
-import { readConfig } from "@switchyard/config";
+import { readConfig, serverUrlPolicy } from "@switchyard/config";
 import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { catalogPublisher } from "./catalog-sync.js";
 import { watchConfigFile } from "./config-watch.js";
@@ -20,6 +20,7 @@ import { toolGuard } from "./tool-guard.js";
 
 exitOnSettingsError("executor");
 const config = readConfig(configSchema, process.env);
+const serverUrls = serverUrlPolicy(config.SERVER_URL_ALLOW);
 const dataDir = resolve(config.SWITCHYARD_DATA_DIR ?? join(dirname(resolve(config.SWITCHYARD_CONFIG)), ".switchyard"));
 mkdirSync(dataDir, { recursive: true });
 const env = { ...process.env, SWITCHYARD_DATA_DIR: dataDir };
@@ -33,6 +34,7 @@ const reviewed = () => new Set(pool.servers().filter((server) => server.trust ==
 const publish = catalogPublisher(catalog, () => ({ servers: serverNames(), tools: served(), reviewed: reviewed() }), service.logger);
 const pool: McpPool = await McpPool.connect(servers, {
   logger: service.logger,
+  serverUrls,
   onToolsChanged: (server) => {
     publish().catch((error: unknown) => service.logger.error({ err: error, server }, "catalog update failed"));
   },

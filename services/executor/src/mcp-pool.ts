@@ -6,9 +6,12 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { givenAnnotations, ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
+import { resolvedServerUrlProblem, serverUrlPolicy } from "@switchyard/config";
+import type { ServerUrlPolicy } from "@switchyard/config";
+import { givenAnnotations, LOCAL_TENANT, ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { ClientAttr, markFailed, processMetrics, SWITCHYARD_VERSION, withClientSpan } from "@switchyard/telemetry";
 import type { ServerConfig, SideEffectName, ToolOverrides } from "./servers-config.js";
@@ -26,6 +29,8 @@ export interface McpPoolOptions {
   connectTimeoutMs?: number;
   /** Called after a server announced a new tool list (`notifications/tools/list_changed`) and the pool re-read it. */
   onToolsChanged?: (server: string) => void;
+  /** SERVER_URL_ALLOW, parsed: where servers registered at run time may be reached beyond public https hosts. @default nothing let through */
+  serverUrls?: ServerUrlPolicy;
 }
 
 export interface CallToolOptions {
@@ -362,7 +367,8 @@ export class McpPool {
   private transportFor(connection: Connection): StdioClientTransport | StreamableHTTPClientTransport {
     const config = connection.config;
     if (config.transport === "http") {
-      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+      const vetted = config.registeredBy === undefined ? {} : { fetch: vettedFetch(this.options.serverUrls ?? serverUrlPolicy(""), config.registeredBy) };
+      return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...vetted });
     }
     const env = { ...getDefaultEnvironment(), ...config.env };
     const transport = new StdioClientTransport({
@@ -418,6 +424,20 @@ export class McpPool {
       for (const tool of connection.tools) this.byName.set(tool.name, { connection, tool: tool.serverToolName });
     }
   }
+}
+
+/**
+ * fetch for a server registered at run time: before each request its URL, and every address its
+ * host resolves to now, are checked (server-url.ts), so a name that comes to resolve to a private
+ * or metadata address is refused without a byte sent to it. Local mode's user may reach loopback.
+ */
+function vettedFetch(policy: ServerUrlPolicy, registeredBy: string): FetchLike {
+  const context = { localMode: registeredBy === LOCAL_TENANT };
+  return async (url, init) => {
+    const problem = await resolvedServerUrlProblem(String(url), policy, context);
+    if (problem !== undefined) throw new Error(`not connecting to a registered server whose URL ${problem}`);
+    return fetch(url, init);
+  };
 }
 
 function toDefinitions(config: ServerConfig, tools: Tool[], logger: PoolLogger | undefined): ToolDefinition[] {

@@ -25,6 +25,7 @@ export function serverConfigOf(server: RegisteredServer): HttpServerConfig {
     tools: {},
     tenants: [...server.tenants],
     trust: server.trust === RegisteredServer_Trust.REVIEW ? "review" : "first-use",
+    registeredBy: server.registeredBy,
   };
 }
 

@@ -60,6 +60,12 @@ export interface HttpServerConfig extends ServerCommon {
   transport: "http";
   url: string;
   headers: Record<string, string>;
+  /**
+   * The tenant that registered it at run time (POST /v1/servers); absent for a server of the
+   * file, whose URL is the operator's own. A registered server's URL and addresses are checked
+   * against SERVER_URL_ALLOW before every request (mcp-pool.ts).
+   */
+  registeredBy?: string;
 }
 
 export type ServerConfig = StdioServerConfig | HttpServerConfig;

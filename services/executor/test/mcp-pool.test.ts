@@ -4,17 +4,20 @@ import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
-import { ToolDefinition_SideEffect } from "@switchyard/packet";
+import { serverUrlPolicy } from "@switchyard/config";
+import { LOCAL_TENANT, ToolDefinition_SideEffect } from "@switchyard/packet";
 import { processMetrics } from "@switchyard/telemetry";
 import { promSample, recordSpans } from "@switchyard/test-fixtures";
 import { isRetryableFailure, McpPool, resolveCommand, sideEffectOf } from "../src/mcp-pool.js";
 import { loadServersConfig } from "../src/servers-config.js";
-import type { ServerConfig } from "../src/servers-config.js";
+import type { HttpServerConfig, ServerConfig } from "../src/servers-config.js";
 
 const TODO = "# To do\n\n- [ ] read me through MCP\n";
 const REPO_CONFIG = fileURLToPath(new URL("../../../switchyard.yaml", import.meta.url));
@@ -323,6 +326,41 @@ describe("mcp pool - streamable HTTP", () => {
     assert.ok(pool?.listTools().some((tool) => tool.name === "remote.echo" && tool.server === "remote"));
     const echo = await pool?.callTool("remote.echo", { message: "over http" });
     assert.deepEqual({ success: echo?.success, output: echo?.output }, { success: true, output: "Echo: over http" });
+  });
+
+  it("mcp pool - a registered server is reached only where SERVER_URL_ALLOW or local mode lets it: loopback is refused without a request", async () => {
+    const remote = pool!.servers().find((server) => server.name === "remote") as HttpServerConfig;
+    // A listener that counts what reaches it: a refused server must get nothing.
+    let requests = 0;
+    const counter = createHttpServer((_request, response) => {
+      requests++;
+      response.writeHead(500).end();
+    });
+    counter.listen(0, "127.0.0.1");
+    await once(counter, "listening");
+    const counterUrl = `http://127.0.0.1:${(counter.address() as AddressInfo).port}/mcp`;
+    try {
+      const registered = (url: string, registeredBy: string): HttpServerConfig => ({ ...remote, name: "registered", url, registeredBy });
+      for (const url of [counterUrl, counterUrl.replace("http:", "https:"), counterUrl.replace("127.0.0.1", "localhost")]) {
+        await assert.rejects(McpPool.connect([registered(url, "ops")]), /registered: not connecting to a registered server whose URL (must be https|names (127\.0\.0\.1|localhost), a loopback address)/, url);
+      }
+      await assert.rejects(McpPool.connect([registered(counterUrl, "ops")], { serverUrls: serverUrlPolicy("10.0.0.0/8") }), /must be https/);
+      assert.equal(requests, 0, "nothing was sent to a refused address");
+
+      // Let through by the setting, or registered in local mode (localhost looked up for real): connected and called.
+      const allowed = await McpPool.connect([registered(remote.url, "ops")], { serverUrls: serverUrlPolicy("127.0.0.1") });
+      const local = await McpPool.connect([registered(remote.url.replace("127.0.0.1", "localhost"), LOCAL_TENANT)]);
+      try {
+        for (const each of [allowed, local]) {
+          const echo = await each.callTool("registered.echo", { message: "vetted" });
+          assert.deepEqual({ success: echo.success, output: echo.output }, { success: true, output: "Echo: vetted" });
+        }
+      } finally {
+        await Promise.all([allowed.close(), local.close()]);
+      }
+    } finally {
+      counter.close();
+    }
   });
 });
 

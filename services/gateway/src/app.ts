@@ -17,6 +17,7 @@ import {
   SubmitPacketResponseSchema,
   ToolExampleSchema,
 } from "@switchyard/packet";
+import type { ServerUrlPolicy } from "@switchyard/config";
 import type { Authenticator } from "./auth.js";
 import { boundedJsonParser } from "./bounded-json.js";
 import { GatewayError } from "./deps.js";
@@ -51,6 +52,8 @@ export interface AppOptions extends GatewayLimits {
   mcp?: McpDoorOptions;
   /** The OpenAI-compatible proxy's upstream and trimming. @default DEFAULT_PROXY_SETTINGS */
   proxy?: ProxySettings;
+  /** SERVER_URL_ALLOW: where registered MCP servers may be beyond public https hosts. @default nothing let through */
+  serverUrls?: ServerUrlPolicy;
 }
 
 /** The messages whose JSON the API returns; their schemas become OpenAPI components. */
@@ -176,7 +179,7 @@ function api(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox {
     await guardApi(app, opts.auth, opts.rateLimit ?? { max: 0, windowMs: 1 });
     await app.register(packetRoutes(deps, opts));
     await app.register(toolRoutes(deps, opts));
-    await app.register(serverRoutes(deps));
+    await app.register(serverRoutes(deps, opts));
     await app.register(mcpDoor(deps, opts.mcp ?? DEFAULT_MCP_OPTIONS, opts));
     await app.register(openAiProxy(deps, opts.proxy ?? DEFAULT_PROXY_SETTINGS, opts));
   };

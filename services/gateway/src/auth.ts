@@ -1,10 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ConfigError } from "@switchyard/config";
-import { TENANT_PATTERN } from "@switchyard/packet";
+import { LOCAL_TENANT, TENANT_PATTERN } from "@switchyard/packet";
 
-/** The tenant of every request in local mode (`AUTH=none`): one trusted user, no keys. */
-export const LOCAL_TENANT = "local";
+export { LOCAL_TENANT };
 
 /** Shorter keys are guessable; 16 characters is the floor, a random 32 or more is the advice. */
 export const MIN_KEY_CHARS = 16;

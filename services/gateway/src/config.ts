@@ -1,4 +1,4 @@
-import { defaultsOf } from "@switchyard/config";
+import { defaultsOf, serverUrlConfigProperties } from "@switchyard/config";
 import { Type } from "typebox";
 import type { Static } from "typebox";
 /**
@@ -55,6 +55,7 @@ export const configSchema = Type.Object(
       description: "Wrong API keys one client address may present per AUTH_FAILURE_WINDOW_MS (HTTP and gRPC together); past it every request from the address, right keys included, is answered 429 (gRPC RESOURCE_EXHAUSTED) until the window ends. 0: unlimited",
     }),
     AUTH_FAILURE_WINDOW_MS: Type.Integer({ minimum: 1, default: 60000, description: "The failed-authentication limit's window, from an address's first wrong key" }),
+    SERVER_URL_ALLOW: serverUrlConfigProperties.SERVER_URL_ALLOW,
     MAX_CONCURRENT_PACKETS: Type.Optional(Type.Integer({
       minimum: 0,
       description: "Packets one tenant may have in flight; 0: unlimited. Unset: 64 with keys, unlimited in local mode",

@@ -4,6 +4,7 @@ import { ServerCredentials } from "@grpc/grpc-js";
 import { CATALOG_BUCKET, EXAMPLES_BUCKET, MCP_SESSIONS_BUCKET, MCP_SESSIONS_TTL_MS, openBucket, SERVERS_BUCKET } from "@switchyard/bus";
 import { listenOrExit } from "@switchyard/runtime";
 import type { ServiceContext } from "@switchyard/runtime";
+import type { ServerUrlPolicy } from "@switchyard/config";
 import { buildApp } from "./app.js";
 import { isLoopback } from "./auth.js";
 import type { Authenticator } from "./auth.js";
@@ -15,8 +16,17 @@ import { followLivePackets, LivePackets } from "./live-packets.js";
 import { watchNatsAvailability } from "./nats-availability.js";
 import { createNatsDeps } from "./nats-deps.js";
 
-/** Serves HTTP and gRPC until the service stops; marks the service ready with both ports (and `warning`, when there is one). */
-export async function serveFrontDoors(service: ServiceContext, config: Config, auth: Authenticator, warning?: string): Promise<void> {
+export interface FrontDoorOptions {
+  /** Who may call, throttled (auth-throttle.ts). */
+  auth: Authenticator;
+  /** SERVER_URL_ALLOW, parsed. */
+  serverUrls: ServerUrlPolicy;
+  /** Said in the ready line, when there is one. */
+  warning?: string;
+}
+
+/** Serves HTTP and gRPC until the service stops; marks the service ready with both ports (and the warning, when there is one). */
+export async function serveFrontDoors(service: ServiceContext, config: Config, { auth, serverUrls, warning }: FrontDoorOptions): Promise<void> {
   const availability = watchNatsAvailability(service.nc, config.PUBLISH_TIMEOUT_MS);
   const maxConcurrent = tenantLimit(config, "MAX_CONCURRENT_PACKETS");
   const live = new LivePackets(maxConcurrent);
@@ -52,6 +62,7 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, a
   const app = buildApp(deps, {
     ...limits,
     rateLimit: { max: tenantLimit(config, "RATE_LIMIT_MAX"), windowMs: config.RATE_LIMIT_WINDOW_MS },
+    serverUrls,
     loggerInstance: service.logger,
     loopbackOnly: isLoopback(config.HTTP_HOST),
     mcp: {

@@ -5,7 +5,7 @@
 import { register } from "node:module";
 import { FastifyOtelInstrumentation } from "@fastify/otel";
 import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
-import { readConfig } from "@switchyard/config";
+import { readConfig, serverUrlPolicy } from "@switchyard/config";
 import { drainOnSignals, exitOnSettingsError, startService } from "@switchyard/runtime";
 import { authenticatorFrom, localModeExposure } from "./auth.js";
 import { throttleAuthFailures } from "./auth-throttle.js";
@@ -18,6 +18,7 @@ exitOnSettingsError("gateway");
 // (unless allowed) stops the gateway before it connects anywhere.
 const config = readConfig(configSchema, process.env);
 const auth = throttleAuthFailures(authenticatorFrom(config), { max: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW_MS });
+const serverUrls = serverUrlPolicy(config.SERVER_URL_ALLOW);
 const exposure = localModeExposure(config);
 
 const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"]);
@@ -37,5 +38,5 @@ const service = await startService({
 });
 if (exposure) service.logger.warn(exposure);
 const { serveFrontDoors } = await import("./front-doors.js");
-await serveFrontDoors(service, config, auth, exposure);
+await serveFrontDoors(service, config, { auth, serverUrls, ...(exposure ? { warning: exposure } : {}) });
 drainOnSignals(service);

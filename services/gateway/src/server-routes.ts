@@ -3,6 +3,8 @@ import { timestampNow } from "@bufbuild/protobuf/wkt";
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsyncTypebox, Static } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import { serverUrlPolicy, serverUrlProblem } from "@switchyard/config";
+import type { ServerUrlPolicy } from "@switchyard/config";
 import {
   ListServersResponseSchema,
   RegisteredServer_Trust,
@@ -12,6 +14,7 @@ import {
   TENANT_PATTERN,
 } from "@switchyard/packet";
 import type { RegisteredServer } from "@switchyard/packet";
+import type { Authenticator } from "./auth.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { messageJson } from "./json.js";
@@ -28,7 +31,13 @@ import { MAX_GROUP_CHARS } from "./requests.js";
 const registration = Type.Object(
   {
     name: Type.String({ pattern: SERVER_NAME_PATTERN.source, description: 'The first half of its tools\' names, "<name>.<tool>": letters, digits, "_" and "-"' }),
-    url: Type.String({ maxLength: 2048, pattern: "^https?://\\S+$", description: "Its MCP streamable HTTP endpoint, e.g. https://tools.example.com/mcp" }),
+    url: Type.String({
+      maxLength: 2048,
+      pattern: "^https?://\\S+$",
+      description:
+        "Its MCP streamable HTTP endpoint, e.g. https://tools.example.com/mcp: https, on no private, link-local, loopback or metadata address " +
+        "unless SERVER_URL_ALLOW lets the host through (then http too); in local mode also http to loopback",
+    }),
     pool: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_GROUP_CHARS, description: "The pool of its tools (seed 004); its name when absent" })),
     domains: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: MAX_GROUP_CHARS }), { maxItems: 32, uniqueItems: true, description: "Subject domains of its tools (seed 003)" }),
@@ -61,7 +70,15 @@ const errors = {
   503: errorResponse("NATS is not reachable"),
 };
 
-export function serverRoutes(deps: Pick<GatewayDeps, "registerServer" | "listServers" | "removeServer">): FastifyPluginAsyncTypebox {
+export interface ServerRouteOptions {
+  /** Local mode (no keys required) may register servers on loopback over http. */
+  auth: Pick<Authenticator, "required">;
+  /** SERVER_URL_ALLOW, parsed. @default nothing let through */
+  serverUrls?: ServerUrlPolicy;
+}
+
+export function serverRoutes(deps: Pick<GatewayDeps, "registerServer" | "listServers" | "removeServer">, opts: ServerRouteOptions): FastifyPluginAsyncTypebox {
+  const policy = opts.serverUrls ?? serverUrlPolicy("");
   return async (app) => {
     app.post(
       "/v1/servers",
@@ -84,6 +101,9 @@ export function serverRoutes(deps: Pick<GatewayDeps, "registerServer" | "listSer
       },
       async (request, reply) => {
         requireAdmin(request);
+        // The executors check again, with the addresses the host resolves to, before they connect.
+        const problem = serverUrlProblem(request.body.url, policy, { localMode: !opts.auth.required });
+        if (problem) throw new GatewayError("invalid", `url ${problem}`, "url");
         const { server, tools } = await deps.registerServer(registeredServer(request.body, request.tenant));
         const body = messageJson(RegisterServerResponseSchema, create(RegisterServerResponseSchema, { server: redacted(server), tools }));
         return reply.code(tools.length > 0 ? 201 : 202).send(body);

@@ -1,8 +1,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { InjectOptions } from "fastify";
+import { serverUrlPolicy } from "@switchyard/config";
 import { buildApp } from "../src/app.js";
-import { apiKeyAuthenticator } from "../src/auth.js";
+import type { AppOptions } from "../src/app.js";
+import { apiKeyAuthenticator, localAuthenticator } from "../src/auth.js";
 import { InMemoryGatewayDeps } from "./in-memory-deps.js";
 
 const KEY = "key-a-0123456789abcdef";
@@ -10,10 +12,10 @@ const ADMIN_KEY = "key-admin-0123456789abcdef";
 const AS_USER = { authorization: `Bearer ${KEY}` };
 const AS_ADMIN = { authorization: `Bearer ${ADMIN_KEY}` };
 
-function setup() {
+function setup(options: Partial<AppOptions> = {}) {
   const deps = new InMemoryGatewayDeps();
   const auth = apiKeyAuthenticator(new Map([[KEY, "tenant-a"], [ADMIN_KEY, "ops"]]), new Set([ADMIN_KEY]));
-  return { deps, app: buildApp(deps, { bodyLimitBytes: 65536, maxMessageChars: 100, maxHistoryTurns: 3, auth }) };
+  return { deps, app: buildApp(deps, { bodyLimitBytes: 65536, maxMessageChars: 100, maxHistoryTurns: 3, auth, ...options }) };
 }
 
 const request = (method: InjectOptions["method"], url: string, headers: Record<string, string>, body?: unknown): InjectOptions => ({
@@ -59,7 +61,7 @@ describe("gateway http - registered MCP servers", () => {
 
   it("gateway - a server none of whose tools is listed yet is accepted (202) with no tools", async () => {
     const { app } = setup();
-    const res = await app.inject(request("POST", "/v1/servers", AS_ADMIN, { name: "weather", url: "http://127.0.0.1:9/mcp" }));
+    const res = await app.inject(request("POST", "/v1/servers", AS_ADMIN, { name: "weather", url: "https://weather.example.com/mcp" }));
     assert.equal(res.statusCode, 202, res.body);
     assert.deepEqual([res.json().server.trust, res.json().tools], ["FIRST_USE", []]);
   });
@@ -95,5 +97,54 @@ describe("gateway http - registered MCP servers", () => {
       assert.equal(res.json().field, field, res.body);
     }
     assert.equal(deps.servers.size, 0);
+  });
+
+  it("gateway - a URL that is not https, or names a private, link-local, loopback or metadata host, is a 400 naming url, and nothing is stored", async () => {
+    const { deps, app } = setup();
+    const refused: [string, RegExp][] = [
+      ["http://tools.example.com/mcp", /^url must be https/],
+      ["http://127.0.0.1:3001/mcp", /^url must be https/],
+      ["https://127.0.0.1:3001/mcp", /^url names 127\.0\.0\.1, a loopback address; SERVER_URL_ALLOW may let it through$/],
+      ["https://localhost/mcp", /a loopback address/],
+      ["https://169.254.169.254/latest/meta-data/", /a cloud metadata address/],
+      ["https://[fd00:ec2::254]/", /a cloud metadata address/],
+      ["https://metadata.google.internal/computeMetadata/v1/", /a cloud metadata service/],
+      ["https://169.254.1.1/mcp", /a link-local address/],
+      ["https://[fe80::1]/mcp", /a link-local address/],
+      ["https://10.0.0.8/mcp", /a private address/],
+      ["https://172.20.1.1/mcp", /a private address/],
+      ["https://192.168.0.10/mcp", /a private address/],
+      ["https://100.64.1.1/mcp", /a private address/],
+      ["https://[fc00::1]/mcp", /a private address/],
+      ["https://0.0.0.0/mcp", /an unspecified address/],
+      ["https://167772168/mcp", /names 10\.0\.0\.8, a private address/],
+    ];
+    for (const [url, reason] of refused) {
+      const res = await app.inject(request("POST", "/v1/servers", AS_ADMIN, { name: "probe", url }));
+      assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+      assert.equal(res.json().field, "url", res.body);
+      assert.match(res.json().message, reason, url);
+    }
+    assert.equal(deps.servers.size, 0);
+  });
+
+  it("gateway - SERVER_URL_ALLOW lets listed hosts through, http included; local mode may register http on loopback only", async () => {
+    const allowed = setup({ serverUrls: serverUrlPolicy("127.0.0.1,10.0.0.0/8,tools.internal") });
+    for (const [name, url] of [["a", "http://127.0.0.1:3001/mcp"], ["b", "https://10.2.3.4/mcp"], ["c", "http://tools.internal:8080/mcp"]]) {
+      const res = await allowed.app.inject(request("POST", "/v1/servers", AS_ADMIN, { name, url }));
+      assert.equal(res.statusCode, 202, `${url}: ${res.body}`);
+    }
+    assert.equal((await allowed.app.inject(request("POST", "/v1/servers", AS_ADMIN, { name: "d", url: "https://192.168.0.1/mcp" }))).statusCode, 400);
+
+    const local = setup({ auth: localAuthenticator });
+    for (const [name, url] of [["a", "http://127.0.0.1:3001/mcp"], ["b", "http://localhost:3001/mcp"], ["c", "http://[::1]:3001/mcp"]]) {
+      const res = await local.app.inject(request("POST", "/v1/servers", {}, { name, url }));
+      assert.equal(res.statusCode, 202, `${url}: ${res.body}`);
+    }
+    for (const url of ["http://tools.example.com/mcp", "http://10.0.0.1/mcp", "https://169.254.169.254/"]) {
+      const res = await local.app.inject(request("POST", "/v1/servers", {}, { name: "z", url }));
+      assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+      assert.equal(res.json().field, "url");
+    }
   });
 });
