@@ -5,6 +5,7 @@ import {
   addReflection,
   approvalHolds,
   finish,
+  ownToolName,
   Packet_State,
   recordCall,
   routingOf,
@@ -19,6 +20,7 @@ import type { Config } from "./config.js";
 import { callOnce, executionKey } from "./idempotent-execution.js";
 import type { ExecutionLedger, OnceOutcome } from "./idempotent-execution.js";
 import type { McpPool, ToolCallResult } from "./mcp-pool.js";
+import { LIST_WITH_SIZES, withoutOutsideSizes } from "./directory-sizes.js";
 import { capToolOutput } from "./output-cap.js";
 import { withRelativePaths } from "./relative-paths.js";
 import type { VetCall } from "./tool-guard.js";
@@ -30,7 +32,10 @@ export interface ExecuteDeps {
   vetCall?: VetCall;
   /** The executions bucket that makes each call happen once per packet and hop; absent: calls are made as they come. */
   ledger?: ExecutionLedger;
-  /** The directories a server serves (relative-paths.ts `rootsByServer`); a tool's error and output name paths relative to them. */
+  /**
+   * The directories a server serves (relative-paths.ts `rootsByServer`); a tool's error and output name paths relative to
+   * them and none outside them, and list_directory_with_sizes shows no size of a link out of them (directory-sizes.ts).
+   */
   rootsOf?: (server: string) => readonly string[];
 }
 
@@ -86,8 +91,13 @@ export async function executeStage(packet: Packet, deps: ExecuteDeps): Promise<S
     return failExecution(packet, refusal);
   }
 
+  const roots = deps.rootsOf?.(candidate.tool.server) ?? [];
+  const listsSizes = ownToolName(candidate.tool) === LIST_WITH_SIZES;
   // The packet's deadline caps the call's time.
-  const call = () => deps.callTool(tool, params, { timeoutMs: deps.config.MCP_CALL_TIMEOUT_MS, maxTimeoutMs: cappedTimeoutMs(packet, Infinity) });
+  const call = async () => {
+    const result = await deps.callTool(tool, params, { timeoutMs: deps.config.MCP_CALL_TIMEOUT_MS, maxTimeoutMs: cappedTimeoutMs(packet, Infinity) });
+    return listsSizes ? withoutOutsideSizes(result, roots, params) : result;
+  };
   const { packetId, hop } = packet.header!;
   const once: OnceOutcome = deps.ledger
     ? await callOnce(deps.ledger, executionKey(packetId, hop), candidate.tool.sideEffect === ToolDefinition_SideEffect.READ, call)
@@ -95,7 +105,7 @@ export async function executeStage(packet: Packet, deps: ExecuteDeps): Promise<S
   if (once.kind === "unknown") {
     return failExecution(packet, `${tool}: ${once.reason}`);
   }
-  const relative = withRelativePaths(once.result, deps.rootsOf?.(candidate.tool.server) ?? []);
+  const relative = withRelativePaths(once.result, roots);
   const result = capToolOutput(packet, tool, relative, deps.config.TOOL_OUTPUT_MAX_BYTES);
   inject(packet, tool, params, result, source);
   routing.executionStatus = result.success

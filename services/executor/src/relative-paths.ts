@@ -3,7 +3,8 @@
  * server answers with absolute paths on the executor's machine ("ENOENT: no such file or
  * directory, open '/srv/switchyard/workspace/notes/todo.md'"): they tell a caller about the
  * server's disk and are no path it could send. A root becomes ".", a path under it
- * "notes/todo.md", as a tool call names it.
+ * "notes/todo.md", as a tool call names it; a path outside every root (a symlink's target,
+ * /root/.bashrc, the server's cwd) is named only as such.
  */
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
@@ -41,14 +42,19 @@ export function rootsByServer(current: () => readonly ServerConfig[]): (server: 
   };
 }
 
-/** A tool call's result with every path under `roots` in its error and output (strings at any depth) made relative. */
+/**
+ * A tool call's result with every path under `roots` in its error and output (strings at any
+ * depth) made relative, and no path outside them: the error names none at all, and the output
+ * none in the server's refusals (read_multiple_files quotes them beside the files it read).
+ * The rest of the output is left as it is, since a file's content may name any path.
+ */
 export function withRelativePaths(result: ToolCallResult, roots: readonly string[]): ToolCallResult {
   if (roots.length === 0) return result;
-  const rewrite = (text: string) => relativeToRoots(text, roots);
+  const rewrite = (text: string) => relativeToRoots(withoutDeniedPaths(text), roots);
   return {
     ...result,
     output: mapStrings(result.output, rewrite),
-    ...(result.error === undefined ? {} : { error: rewrite(result.error) }),
+    ...(result.error === undefined ? {} : { error: withoutOutsidePaths(rewrite(result.error)) }),
   };
 }
 
@@ -63,6 +69,28 @@ const DELIMITER = String.raw`[\s'"\`,;:=()[\]{}<>]`;
 export function relativeToRoots(text: string, roots: readonly string[]): string {
   if (roots.length === 0) return text;
   return text.replace(rootsPattern(roots), (_match, under: string | undefined) => (under ? "" : "."));
+}
+
+/** What a path outside every served directory is called in what callers see. */
+export const OUTSIDE_PATH = "(a path outside the allowed directories)";
+
+// server-filesystem's refusals, "Access denied - path outside allowed directories: <path> not in
+// <its roots>" and "… symlink target outside …": the path may hold spaces, so the whole tail goes.
+const DENIED = /(outside allowed directories): .*? not in .*$/gm;
+
+/** `text` without the paths of server-filesystem's refusals: "Access denied - symlink target outside allowed directories". */
+export function withoutDeniedPaths(text: string): string {
+  return text.replace(DENIED, "$1");
+}
+
+// An absolute path: within quotes, up to the closing quote (Node's "open '/a b/c.md'"); else up to
+// a delimiter. Not "//" (a URL's), and not a lone "/", which names nothing.
+const QUOTED_PATH = /(['"`])\/(?![/\s])[^'"`\n]*\1/g;
+const BARE_PATH = new RegExp(String.raw`(?<=^|${DELIMITER})/(?![/\s])[^\s'"\`,;:()[\]{}<>]+`, "gm");
+
+/** `text` with every absolute path in it named OUTSIDE_PATH: for texts that are a server's words only, such as errors. */
+export function withoutOutsidePaths(text: string): string {
+  return text.replace(QUOTED_PATH, (_path, quote: string) => `${quote}${OUTSIDE_PATH}${quote}`).replace(BARE_PATH, OUTSIDE_PATH);
 }
 
 /** One pattern per list of roots (rootsByServer keeps one list per server config), not one per call. */

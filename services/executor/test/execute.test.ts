@@ -1,6 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
@@ -21,6 +21,7 @@ import {
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
+import { HIDDEN_SIZE } from "../src/directory-sizes.js";
 import { executeStage } from "../src/execute.js";
 import type { ExecuteDeps } from "../src/execute.js";
 import { McpPool } from "../src/mcp-pool.js";
@@ -170,6 +171,50 @@ describe("execute stage", () => {
     await executeStage(allowed, { ...deps, rootsOf: rootsByServer(() => servers) });
     // Structured output: the strings inside it are rewritten too.
     assert.deepEqual(latestToolOutput(allowed), { content: "Allowed directories:\n." }, "the served directory itself is .");
+  });
+
+  it("execute - no text names a path outside the served directory: refusals, symlink targets, the sizes of links out of it", async () => {
+    const rootsOf = rootsByServer(() => servers);
+    // A folder beside the workspace, reached by links from inside it.
+    await mkdir(join(dir, "outside"), { recursive: true });
+    await writeFile(join(dir, "outside/secret.bin"), Buffer.alloc(12_345, 7));
+    await mkdir(join(dir, "workspace/links"), { recursive: true });
+    await writeFile(join(dir, "workspace/links/own.txt"), "0123456789");
+    await symlink(join(dir, "outside/secret.bin"), join(dir, "workspace/links/secret.bin"));
+    await symlink(join(dir, "outside"), join(dir, "workspace/links/elsewhere"));
+    await symlink(join(dir, "workspace/links/own.txt"), join(dir, "workspace/links/own-link.txt"));
+    const run = async (tool: string, params: JsonObject) => {
+      const packet = routedPacket(`filesystem.${tool}`, params, [`filesystem.${tool}`]);
+      await executeStage(packet, { ...deps, rootsOf });
+      // The call's own arguments are the caller's words, shown back as they came.
+      const { output, error } = fromValue(fieldOf(packet)?.value) as { output: unknown; error?: string };
+      const texts = JSON.stringify([routingOf(packet).executionResult?.error, output, error, packet.reasoning?.reflectionLog.at(-1)?.summary]);
+      assert.ok(!texts.includes(dir), `${tool} ${JSON.stringify(params)}: ${texts}`);
+      assert.ok(!texts.includes("/root"), `${tool} ${JSON.stringify(params)}: ${texts}`);
+      return { error: routingOf(packet).executionResult?.error ?? "", output: latestToolOutput(packet) };
+    };
+
+    for (const path of ["/root/.bashrc", join(dir, "outside/secret.bin"), "../outside/secret.bin"]) {
+      assert.equal((await run("read_text_file", { path })).error, "Access denied - path outside allowed directories", path);
+    }
+    for (const path of ["links/secret.bin", "links/elsewhere/secret.bin"]) {
+      assert.equal((await run("read_text_file", { path })).error, "Access denied - symlink target outside allowed directories", path);
+    }
+    assert.equal((await run("create_directory", { path: "links/elsewhere/new" })).error, "Access denied - symlink target outside allowed directories");
+    const several = (await run("read_multiple_files", { paths: ["links/secret.bin", "notes/todo.md"] })).output as { content: string };
+    assert.match(several.content, /^links\/secret\.bin: Error - Access denied - symlink target outside allowed directories$/m);
+    assert.match(several.content, /ship the executor/, "the file read beside it is shown as it is");
+
+    const hidden = HIDDEN_SIZE.replace(/[()]/g, "\\$&");
+    const listing = ((await run("list_directory_with_sizes", { path: "links" })).output as { content: string }).content;
+    assert.match(listing, new RegExp(`^\\[FILE\\] secret\\.bin +${hidden}$`, "m"));
+    assert.match(listing, new RegExp(`^\\[FILE\\] elsewhere +${hidden}$`, "m"));
+    assert.match(listing, /^\[FILE\] own\.txt +10 B$/m);
+    assert.match(listing, /^\[FILE\] own-link\.txt +10 B$/m, "a link within the directory keeps its size");
+    assert.match(listing, /\nTotal: 4 files, 0 directories\nCombined size: 20 B$/);
+    assert.doesNotMatch(listing, /12\.06 KB|4\.00 KB/);
+    const bySize = ((await run("list_directory_with_sizes", { path: join(dir, "workspace/links"), sortBy: "size" })).output as { content: string }).content;
+    assert.deepEqual(bySize.split("\n").slice(0, 4).map((line) => line.split(/ +/)[1]).slice(2), ["elsewhere", "secret.bin"], "links out sort as no size");
   });
 
   it("execute - a second result adds a second data field, the latest output read from it", async () => {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { relativeToRoots, rootsByServer, servedRoots, withRelativePaths } from "../src/relative-paths.js";
+import { OUTSIDE_PATH, relativeToRoots, rootsByServer, servedRoots, withoutDeniedPaths, withoutOutsidePaths, withRelativePaths } from "../src/relative-paths.js";
 import type { ServerConfig, StdioServerConfig } from "../src/servers-config.js";
 
 const ROOTS = ["/srv/ws", "/private/srv/ws"];
@@ -49,6 +49,35 @@ describe("relative paths", () => {
       executionTimeMs: 2,
     });
     assert.equal(withRelativePaths(result, []), result, "no roots: left as it is");
+  });
+
+  it("relative paths - an error names no path outside the roots; an output none in the server's refusals, and a file's content is left as it is", () => {
+    assert.equal(
+      withoutOutsidePaths("ENOENT: no such file or directory, open '/home/u/my secret/a.md'"),
+      `ENOENT: no such file or directory, open '${OUTSIDE_PATH}'`,
+    );
+    assert.equal(withoutOutsidePaths("EACCES: permission denied, scandir /root/.ssh"), `EACCES: permission denied, scandir ${OUTSIDE_PATH}`);
+    assert.equal(withoutOutsidePaths("spawn /usr/bin/x ENOENT (cwd=/srv/app)"), `spawn ${OUTSIDE_PATH} ENOENT (cwd=${OUTSIDE_PATH})`);
+    assert.equal(withoutOutsidePaths("see https://example.com/a/b, 3/4 done, a / b"), "see https://example.com/a/b, 3/4 done, a / b", "URLs, fractions and a lone slash name no path");
+    assert.equal(
+      withoutDeniedPaths("Access denied - symlink target outside allowed directories: /srv/other dir/x not in /srv/ws, /srv/ws2"),
+      "Access denied - symlink target outside allowed directories",
+    );
+
+    const refused = "Access denied - path outside allowed directories: /root/.bashrc not in /srv/ws";
+    const result = {
+      success: false,
+      output: { content: `/root/.bashrc: Error - ${refused}\n---\nnotes/a.md:\ncat /etc/hosts` },
+      error: `${refused}; ENOENT: open '/opt/app/secret.md' from /srv/ws/notes`,
+      executionTimeMs: 1,
+    };
+    assert.deepEqual(withRelativePaths(result, ROOTS), {
+      ...result,
+      output: { content: "/root/.bashrc: Error - Access denied - path outside allowed directories\n---\nnotes/a.md:\ncat /etc/hosts" },
+      error: `Access denied - path outside allowed directories`,
+    });
+    const notRefused = { ...result, error: `ENOENT: open '/opt/app/secret.md' from /srv/ws/notes` };
+    assert.equal(withRelativePaths(notRefused, ROOTS).error, `ENOENT: open '${OUTSIDE_PATH}' from notes`);
   });
 
   describe("served roots", () => {
