@@ -52,6 +52,8 @@ export interface ToolCallResult {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The `tool` label of every call to a tenant-private server's tools (`tenants:`). */
+export const PRIVATE_TOOL_LABEL = "(private)";
 // Lines of a server's stderr kept to explain why it failed to start or went away.
 const STDERR_TAIL_LINES = 20;
 // The executor's own node_modules/.bin (from src/ or dist/ alike), where the MCP servers it depends on are installed.
@@ -216,7 +218,9 @@ export class McpPool {
       const started = performance.now();
       const outcome = await this.invoke(connection, tool, catalogName, args, options);
       const seconds = (performance.now() - started) / 1000;
-      processMetrics().mcpCall(server, tool, seconds, outcome.success ? undefined : outcome.failure);
+      // /metrics is open: a tenant-private server's tool names stay that tenant's.
+      const toolLabel = connection.config.tenants.length > 0 ? PRIVATE_TOOL_LABEL : tool;
+      processMetrics().mcpCall(server, toolLabel, seconds, outcome.success ? undefined : outcome.failure);
       // The kind only: a tool's error text may quote its arguments or output.
       if (!outcome.success) markFailed(span, outcome.failure);
       const executionTimeMs = Math.round(seconds * 1000);

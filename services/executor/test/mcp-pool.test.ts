@@ -15,7 +15,7 @@ import { serverUrlPolicy } from "@switchyard/config";
 import { LOCAL_TENANT, ToolDefinition_SideEffect } from "@switchyard/packet";
 import { processMetrics } from "@switchyard/telemetry";
 import { promSample, recordSpans } from "@switchyard/test-fixtures";
-import { isRetryableFailure, McpPool, resolveCommand, sideEffectOf } from "../src/mcp-pool.js";
+import { isRetryableFailure, McpPool, PRIVATE_TOOL_LABEL, resolveCommand, sideEffectOf } from "../src/mcp-pool.js";
 import { loadServersConfig } from "../src/servers-config.js";
 import type { HttpServerConfig, ServerConfig } from "../src/servers-config.js";
 
@@ -214,6 +214,34 @@ describe("mcp pool - filesystem server", () => {
       assert.equal(result.error, `unknown tool ${name}`);
     }
     assert.deepEqual(await takeSpans(), []);
+  });
+});
+
+describe("mcp pool - a tenant-private server on /metrics", () => {
+  let dir = "";
+  let pool: McpPool;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "switchyard-pool-private-"));
+    await mkdir(join(dir, "workspace"), { recursive: true });
+    const servers = await configIn(dir, 'servers:\n  ledger:\n    command: mcp-server-filesystem\n    args: ["./workspace"]\n    tenants: [tenant-a]\n');
+    pool = await McpPool.connect(servers);
+  });
+  after(async () => {
+    await pool?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("mcp pool - calls to a tenant-private server's tools are measured by server only: its tool names stay off /metrics", async () => {
+    const labels = { server: "ledger", tool: PRIVATE_TOOL_LABEL };
+    const before = await metric("switchyard_mcp_call_duration_seconds_count", labels);
+    assert.equal((await pool.callTool("ledger.list_allowed_directories", {})).success, true);
+    assert.equal((await pool.callTool("ledger.read_text_file", { path: "missing.md" })).success, false);
+    assert.equal(await metric("switchyard_mcp_call_duration_seconds_count", labels), before + 2);
+    assert.equal(await metric("switchyard_mcp_call_errors_total", { ...labels, kind: "tool_error" }), 1);
+    const exposition = (await processMetrics().exposition()).body;
+    const ledgerLines = exposition.split("\n").filter((line) => line.includes('server="ledger"'));
+    assert.ok(ledgerLines.length > 0);
+    for (const tool of ["list_allowed_directories", "read_text_file"]) assert.ok(!ledgerLines.join("\n").includes(tool), `${tool} is not on /metrics`);
   });
 });
 
