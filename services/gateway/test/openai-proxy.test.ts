@@ -124,6 +124,35 @@ describe("gateway openai proxy - POST /v1/chat/completions with the openai clien
 });
 
 describe("gateway openai proxy - the limits of every door", () => {
+  it("gateway openai proxy - a tool schema nested past 32 levels or a lone surrogate is a 400 naming the field, before anything goes upstream", async () => {
+    const upstream = await startScriptedOpenAIServer({ chat: () => ({ content: "ok" }) });
+    const app = buildApp(new InMemoryGatewayDeps(), { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth, proxy: { baseUrl: upstream.url, apiKey: "", topK: TOP_K, timeoutMs: 5000 } });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const address = app.server.address();
+      const client = new OpenAI({ apiKey: KEY, baseURL: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/v1`, maxRetries: 0 });
+      let parameters: Record<string, unknown> = { type: "string" };
+      for (let i = 0; i < 40; i++) parameters = { type: "object", properties: { a: parameters } };
+      const deep = [{ type: "function" as const, function: { name: "deep", parameters } }];
+      await assert.rejects(client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], tools: deep }), (error: unknown) => {
+        assert.ok(error instanceof OpenAI.APIError && error.status === 400, String(error));
+        assert.match(String((error.error as { param?: string }).param), /^tools\/0\/function\/parameters\//);
+        assert.match(error.message, /nested deeper than 32 levels/);
+        return true;
+      });
+      await assert.rejects(client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "read \ud800 notes" }] }), (error: unknown) => {
+        assert.ok(error instanceof OpenAI.APIError && error.status === 400, String(error));
+        assert.equal((error.error as { param?: string }).param, "messages/0/content");
+        assert.match(error.message, /lone surrogate/);
+        return true;
+      });
+      assert.equal(upstream.chatRequests.length, 0, "nothing went upstream");
+    } finally {
+      await app.close();
+      await upstream.close();
+    }
+  });
+
   it("gateway openai proxy - a user message over MAX_MESSAGE_CHARS is a 400 naming it; history routes on the latest MAX_HISTORY_TURNS turns", async () => {
     const upstream = await startScriptedOpenAIServer({ chat: () => ({ content: "ok" }) });
     const deps = new InMemoryGatewayDeps();
