@@ -3,13 +3,13 @@ import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import type { DescMessage } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
-import { grpcServiceDefinition } from "@switchyard/grpc";
 import { Router } from "@switchyard/packet";
 import { buildApp } from "../src/app.js";
 import { apiKeyAuthenticator, localAuthenticator } from "../src/auth.js";
 import { peerAddress, throttleAuthFailures } from "../src/auth-throttle.js";
 import { buildGrpcServer } from "../src/grpc-server.js";
 import { InMemoryGatewayDeps } from "./in-memory-deps.js";
+import { serveGrpc } from "./test-servers.js";
 
 const KEY = "key-a-0123456789abcdef";
 const WRONG = (n: number) => `Bearer wrong-key-${String(n).padStart(16, "0")}`;
@@ -89,17 +89,13 @@ describe("auth throttle", () => {
     const auth = throttleAuthFailures(keys(), { max: 5, windowMs: 60_000 });
     const { server } = buildGrpcServer(new InMemoryGatewayDeps(), { ...LIMITS, auth });
     let client: grpc.Client & Record<string, (request: unknown, metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null) => void) => void>;
+    let close = () => undefined as void;
     before(async () => {
-      const port = await new Promise<number>((resolve, reject) =>
-        server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-      );
-      const Client = grpc.makeGenericClientConstructor(grpcServiceDefinition(Router), "Router");
-      client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as typeof client;
+      const served = await serveGrpc(server);
+      client = served.client as typeof client;
+      close = served.close;
     });
-    after(() => {
-      client.close();
-      server.forceShutdown();
-    });
+    after(() => close());
 
     const listTools = (authorization: string) =>
       new Promise<grpc.status>((resolve) => {

@@ -3,12 +3,12 @@ import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import type { DescMessage } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
-import { grpcServiceDefinition } from "@switchyard/grpc";
 import { Router } from "@switchyard/packet";
 import type { Packet, SubmitPacketResponse } from "@switchyard/packet";
 import { apiKeyAuthenticator } from "../src/auth.js";
 import { buildGrpcServer } from "../src/grpc-server.js";
 import { InMemoryGatewayDeps, PRIVATE_TENANT } from "./in-memory-deps.js";
+import { serveGrpc } from "./test-servers.js";
 
 const KEY_A = "key-a-0123456789abcdef";
 const KEY_B = "key-b-0123456789abcdef";
@@ -40,17 +40,13 @@ describe("gateway grpc auth", () => {
       return true;
     });
 
+  let close = () => undefined as void;
   before(async () => {
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-    );
-    const Client = grpc.makeGenericClientConstructor(grpcServiceDefinition(Router), "Router");
-    client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as typeof client;
+    const served = await serveGrpc(server);
+    client = served.client as typeof client;
+    close = served.close;
   });
-  after(() => {
-    client.close();
-    server.forceShutdown();
-  });
+  after(() => close());
 
   it("gateway grpc - ListTools and Route act for the key's tenant: another tenant's tool is not listed", async () => {
     const names = async (key: string) => (await call<{ tools: { name: string }[] }>("listTools", {}, key)).tools.map((t) => t.name);

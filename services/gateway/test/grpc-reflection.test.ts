@@ -5,6 +5,7 @@ import { GrpcReflection } from "grpc-js-reflection-client";
 import { apiKeyAuthenticator } from "../src/auth.js";
 import { buildGrpcServer } from "../src/grpc-server.js";
 import { CATALOG, InMemoryGatewayDeps } from "./in-memory-deps.js";
+import { serveGrpc } from "./test-servers.js";
 
 const KEY = "key-a-0123456789abcdef";
 const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth: apiKeyAuthenticator(new Map([[KEY, "tenant-a"]])) };
@@ -15,13 +16,11 @@ describe("gateway grpc reflection", () => {
   const { server } = buildGrpcServer(new InMemoryGatewayDeps(), LIMITS);
   let address = "";
 
+  let close = () => undefined as void;
   before(async () => {
-    const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-    );
-    address = `127.0.0.1:${port}`;
+    ({ address, close } = await serveGrpc(server));
   });
-  after(() => server.forceShutdown());
+  after(() => close());
 
   it("gateway grpc - a reflection client lists switchyard.v1.Router and calls it from the served descriptors alone, with a key", async () => {
     const reflection = new GrpcReflection(address, grpc.credentials.createInsecure());

@@ -8,6 +8,7 @@ import { buildApp } from "../src/app.js";
 import { apiKeyAuthenticator } from "../src/auth.js";
 import { TOOLS_HEADER, UNOFFERED_HEADER } from "../src/openai-proxy.js";
 import { InMemoryGatewayDeps } from "./in-memory-deps.js";
+import { serveOpenAi } from "./test-servers.js";
 
 const KEY = "key-of-tenant-a-0123456789";
 const auth = apiKeyAuthenticator(new Map([[KEY, "a"]]));
@@ -40,9 +41,7 @@ describe("gateway openai proxy - POST /v1/chat/completions with the openai clien
       auth,
       proxy: { baseUrl: upstream.url, apiKey: "upstream-key", topK: TOP_K, timeoutMs: 5000 },
     });
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    const address = app.server.address();
-    client = new OpenAI({ apiKey: KEY, baseURL: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/v1`, maxRetries: 0 });
+    client = await serveOpenAi(app, KEY);
   });
   after(async () => {
     await app?.close();
@@ -127,10 +126,8 @@ describe("gateway openai proxy - the limits of every door", () => {
   it("gateway openai proxy - a tool schema nested past 32 levels or a lone surrogate is a 400 naming the field, before anything goes upstream", async () => {
     const upstream = await startScriptedOpenAIServer({ chat: () => ({ content: "ok" }) });
     const app = buildApp(new InMemoryGatewayDeps(), { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth, proxy: { baseUrl: upstream.url, apiKey: "", topK: TOP_K, timeoutMs: 5000 } });
-    await app.listen({ port: 0, host: "127.0.0.1" });
+    const client = await serveOpenAi(app, KEY);
     try {
-      const address = app.server.address();
-      const client = new OpenAI({ apiKey: KEY, baseURL: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/v1`, maxRetries: 0 });
       let parameters: Record<string, unknown> = { type: "string" };
       for (let i = 0; i < 40; i++) parameters = { type: "object", properties: { a: parameters } };
       const deep = [{ type: "function" as const, function: { name: "deep", parameters } }];
@@ -163,10 +160,8 @@ describe("gateway openai proxy - the limits of every door", () => {
       auth,
       proxy: { baseUrl: upstream.url, apiKey: "", topK: TOP_K, timeoutMs: 5000 },
     });
-    await app.listen({ port: 0, host: "127.0.0.1" });
+    const client = await serveOpenAi(app, KEY);
     try {
-      const address = app.server.address();
-      const client = new OpenAI({ apiKey: KEY, baseURL: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/v1`, maxRetries: 0 });
       for (const tools of [TOOLS, TOOLS.slice(0, 2)]) {
         await assert.rejects(client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x".repeat(50_000) }], tools }), (error: unknown) => {
           assert.ok(error instanceof OpenAI.APIError && error.status === 400, String(error));
@@ -207,10 +202,8 @@ describe("gateway openai proxy - the limits of every door", () => {
       auth,
       proxy: { baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, apiKey: "", topK: TOP_K, timeoutMs: 60_000 },
     });
-    await app.listen({ port: 0, host: "127.0.0.1" });
+    const client = await serveOpenAi(app, KEY);
     try {
-      const address = app.server.address();
-      const client = new OpenAI({ apiKey: KEY, baseURL: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/v1`, maxRetries: 0 });
       const stream = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true });
       const [first] = await Promise.all([stream[Symbol.asyncIterator]().next()]);
       assert.equal(first.value?.choices[0]?.delta.content, "thinking");

@@ -1,0 +1,30 @@
+import * as grpc from "@grpc/grpc-js";
+import OpenAI from "openai";
+import { grpcServiceDefinition } from "@switchyard/grpc";
+import { Router } from "@switchyard/packet";
+import type { GatewayApp } from "../src/app.js";
+
+/** Binds the server on a free loopback port; its address, and a generic Router client for it (each test types its methods). */
+export async function serveGrpc(server: grpc.Server): Promise<{ address: string; client: grpc.Client; close(): void }> {
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  const address = `127.0.0.1:${port}`;
+  const Client = grpc.makeGenericClientConstructor(grpcServiceDefinition(Router), "Router");
+  const client = new Client(address, grpc.credentials.createInsecure());
+  return {
+    address,
+    client,
+    close() {
+      client.close();
+      server.forceShutdown();
+    },
+  };
+}
+
+/** Listens on a free loopback port; an `openai` client for the app's OpenAI-compatible door with `key`. */
+export async function serveOpenAi(app: GatewayApp, key: string): Promise<OpenAI> {
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  return new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/v1`, maxRetries: 0 });
+}
