@@ -1,4 +1,4 @@
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import type { DescMessage } from "@bufbuild/protobuf";
@@ -9,7 +9,7 @@ import { apiKeyAuthenticator, localAuthenticator } from "../src/auth.js";
 import { peerAddress, throttleAuthFailures } from "../src/auth-throttle.js";
 import { buildGrpcServer } from "../src/grpc-server.js";
 import { InMemoryGatewayDeps } from "./in-memory-deps.js";
-import { serveGrpc } from "./test-servers.js";
+import { serveGrpcInSuite } from "./test-servers.js";
 
 const KEY = "key-a-0123456789abcdef";
 const WRONG = (n: number) => `Bearer wrong-key-${String(n).padStart(16, "0")}`;
@@ -89,13 +89,8 @@ describe("auth throttle", () => {
     const auth = throttleAuthFailures(keys(), { max: 5, windowMs: 60_000 });
     const { server } = buildGrpcServer(new InMemoryGatewayDeps(), { ...LIMITS, auth });
     let client: grpc.Client & Record<string, (request: unknown, metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null) => void) => void>;
-    let close = () => undefined as void;
-    before(async () => {
-      const served = await serveGrpc(server);
-      client = served.client as typeof client;
-      close = served.close;
-    });
-    after(() => close());
+    const served = serveGrpcInSuite<typeof client>(server);
+    before(() => (client = served.client));
 
     const listTools = (authorization: string) =>
       new Promise<grpc.status>((resolve) => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import type { DescMessage } from "@bufbuild/protobuf";
@@ -8,7 +8,7 @@ import type { Packet, SubmitPacketResponse } from "@switchyard/packet";
 import { apiKeyAuthenticator } from "../src/auth.js";
 import { buildGrpcServer } from "../src/grpc-server.js";
 import { InMemoryGatewayDeps, PRIVATE_TENANT } from "./in-memory-deps.js";
-import { serveGrpc } from "./test-servers.js";
+import { serveGrpcInSuite } from "./test-servers.js";
 
 const KEY_A = "key-a-0123456789abcdef";
 const KEY_B = "key-b-0123456789abcdef";
@@ -40,13 +40,8 @@ describe("gateway grpc auth", () => {
       return true;
     });
 
-  let close = () => undefined as void;
-  before(async () => {
-    const served = await serveGrpc(server);
-    client = served.client as typeof client;
-    close = served.close;
-  });
-  after(() => close());
+  const served = serveGrpcInSuite<typeof client>(server);
+  before(() => (client = served.client));
 
   it("gateway grpc - ListTools and Route act for the key's tenant: another tenant's tool is not listed", async () => {
     const names = async (key: string) => (await call<{ tools: { name: string }[] }>("listTools", {}, key)).tools.map((t) => t.name);

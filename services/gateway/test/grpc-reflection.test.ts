@@ -1,11 +1,11 @@
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { GrpcReflection } from "grpc-js-reflection-client";
 import { apiKeyAuthenticator } from "../src/auth.js";
 import { buildGrpcServer } from "../src/grpc-server.js";
 import { CATALOG, InMemoryGatewayDeps } from "./in-memory-deps.js";
-import { serveGrpc } from "./test-servers.js";
+import { serveGrpcInSuite } from "./test-servers.js";
 
 const KEY = "key-a-0123456789abcdef";
 const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth: apiKeyAuthenticator(new Map([[KEY, "tenant-a"]])) };
@@ -14,16 +14,10 @@ type Unary = (request: object, metadata: grpc.Metadata, callback: (error: grpc.S
 
 describe("gateway grpc reflection", () => {
   const { server } = buildGrpcServer(new InMemoryGatewayDeps(), LIMITS);
-  let address = "";
-
-  let close = () => undefined as void;
-  before(async () => {
-    ({ address, close } = await serveGrpc(server));
-  });
-  after(() => close());
+  const served = serveGrpcInSuite(server);
 
   it("gateway grpc - a reflection client lists switchyard.v1.Router and calls it from the served descriptors alone, with a key", async () => {
-    const reflection = new GrpcReflection(address, grpc.credentials.createInsecure());
+    const reflection = new GrpcReflection(served.address, grpc.credentials.createInsecure());
     const services = await reflection.listServices();
     assert.ok(services.includes("switchyard.v1.Router"), services.join(", "));
 
@@ -31,7 +25,7 @@ describe("gateway grpc reflection", () => {
     const descriptor = await reflection.getDescriptorBySymbol("switchyard.v1.Router");
     const pkg = descriptor.getPackageObject({ keepCase: false, defaults: true, oneofs: true });
     const Router = (pkg["switchyard"] as grpc.GrpcObject)["v1"] as grpc.GrpcObject;
-    const client = new (Router["Router"] as grpc.ServiceClientConstructor)(address, grpc.credentials.createInsecure());
+    const client = new (Router["Router"] as grpc.ServiceClientConstructor)(served.address, grpc.credentials.createInsecure());
     const listTools = client["ListTools"] as Unary;
     const call = (metadata: grpc.Metadata) =>
       new Promise<{ tools: { name: string }[] }>((resolve, reject) => listTools.call(client, {}, metadata, (error, response) => (error ? reject(error) : resolve(response))));

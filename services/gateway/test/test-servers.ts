@@ -1,11 +1,29 @@
+import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
 import OpenAI from "openai";
 import { grpcServiceDefinition } from "@switchyard/grpc";
 import { Router } from "@switchyard/packet";
 import type { GatewayApp } from "../src/app.js";
 
-/** Binds the server on a free loopback port; its address, and a generic Router client for it (each test types its methods). */
-export async function serveGrpc(server: grpc.Server): Promise<{ address: string; client: grpc.Client; close(): void }> {
+/**
+ * Serves `server` for the suite this is called in: bound on a free loopback port before its
+ * tests, shut down after them. The address and a generic Router client (each test types its
+ * methods) are filled in before the first test.
+ */
+export function serveGrpcInSuite<Client extends grpc.Client>(server: grpc.Server): { address: string; client: Client } {
+  const served = { address: "", client: undefined as unknown as Client };
+  let close = () => undefined as void;
+  before(async () => {
+    const bound = await serveGrpc(server);
+    served.address = bound.address;
+    served.client = bound.client as Client;
+    close = bound.close;
+  });
+  after(() => close());
+  return served;
+}
+
+async function serveGrpc(server: grpc.Server): Promise<{ address: string; client: grpc.Client; close(): void }> {
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
   );
