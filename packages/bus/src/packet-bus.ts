@@ -95,9 +95,14 @@ export async function storeFinishedPacket(nc: NatsConnection, packets: KV, packe
  * whoever asks for it gets what can be known, never an error it cannot act on.
  */
 export async function loadPacket(packets: KV, packetId: string): Promise<Packet | undefined> {
+  const bytes = await storedBytes(packets, packetId);
+  return bytes && readStoredPacket(bytes, packetId);
+}
+
+/** A stored packet's bytes; undefined when the bucket has none under that id (never written, deleted, or empty). */
+async function storedBytes(packets: KV, packetId: string): Promise<Uint8Array | undefined> {
   const entry = await packets.get(packetId);
-  if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return undefined;
-  return readStoredPacket(entry.value, packetId);
+  return entry?.operation === "PUT" && entry.value.length > 0 ? entry.value : undefined;
 }
 
 /** A stored or announced packet's bytes as a packet; those that cannot be decoded whole as loadPacket reads them. */
@@ -122,13 +127,13 @@ function unreadablePacket(bytes: Uint8Array, packetId: string, error: unknown): 
 
 /** True when the packet is stored COMPLETED or FAILED: a copy of it finished already, and a packet ends once. */
 export async function hasEnded(packets: KV, packetId: string): Promise<boolean> {
-  const entry = await packets.get(packetId);
-  if (!entry || entry.operation !== "PUT" || entry.value.length === 0) return false;
+  const bytes = await storedBytes(packets, packetId);
+  if (!bytes) return false;
   // The summary alone: cheaper, and readable even where the whole packet is not. Bytes that
   // are not even that record no ending: ending the packet over them is what makes it readable.
   let state: Packet_State;
   try {
-    state = decodePacketSummary(entry.value).state;
+    state = decodePacketSummary(bytes).state;
   } catch {
     return false;
   }

@@ -1,7 +1,7 @@
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import { catalogKey, followBucket } from "@switchyard/bus";
-import { decodeToolExamples, emptyExamples, encodeToolExamples, exampleTexts } from "./tool-examples.js";
+import { decodeToolExamples, emptyExamples, encodeToolExamples } from "./tool-examples.js";
 import type { ToolExamples } from "./tool-examples.js";
 import { SHARED } from "./owners.js";
 
@@ -70,10 +70,8 @@ export async function updateToolExamples(
 
 /** Every owner's examples of every tool, kept in step with the examples bucket. */
 export interface FollowedExamples {
-  /** A tool's example texts by owner (SHARED, or a tenant), oldest first; empty for a tool with none. */
-  of(tool: string): ReadonlyMap<string, readonly string[]>;
-  /** A tool's stored records by owner. */
-  records(tool: string): ReadonlyMap<string, ToolExamples>;
+  /** A tool's stored records by owner (SHARED, or a tenant); empty for a tool with none. */
+  of(tool: string): ReadonlyMap<string, ToolExamples>;
   /** How many records from before examples had owners the bucket holds; they are ignored. */
   readonly unowned: number;
   stop(): void;
@@ -84,21 +82,18 @@ export interface FollowedExamples {
  * the tool's catalog name after each (see `followBucket`).
  */
 export async function followExamples(bucket: KV, changed: (tool: string) => void = () => undefined): Promise<FollowedExamples> {
-  const byTool = new Map<string, Map<string, readonly string[]>>();
-  const recordsByTool = new Map<string, Map<string, ToolExamples>>();
-  /** What each key holds, so that a deleted key can be told apart. */
-  const owners = new Map<string, { tool: string; tenant: string }>();
+  const byTool = new Map<string, Map<string, ToolExamples>>();
+  /** Each key's record, so that a deleted key's tool and owner are known. */
+  const byKey = new Map<string, ToolExamples>();
   const unowned = new Set<string>();
   const drop = (key: string): string | undefined => {
-    const owner = owners.get(key);
-    if (!owner) return undefined;
-    owners.delete(key);
-    for (const map of [byTool, recordsByTool]) {
-      const owned = map.get(owner.tool);
-      owned?.delete(owner.tenant);
-      if (owned?.size === 0) map.delete(owner.tool);
-    }
-    return owner.tool;
+    const record = byKey.get(key);
+    if (!record) return undefined;
+    byKey.delete(key);
+    const owned = byTool.get(record.tool);
+    owned?.delete(record.tenant);
+    if (owned?.size === 0) byTool.delete(record.tool);
+    return record.tool;
   };
   const follower = await followBucket(bucket, (bytes, key) => (isOwnedExamplesKey(key) ? decodeToolExamples(bytes) : undefined), {
     upsert(examples, key) {
@@ -107,13 +102,10 @@ export async function followExamples(bucket: KV, changed: (tool: string) => void
       const before = drop(key);
       if (before !== undefined && before !== examples.tool) changed(before);
       if (examples.tool === "") return;
-      owners.set(key, { tool: examples.tool, tenant: examples.tenant });
-      let texts = byTool.get(examples.tool);
-      if (!texts) byTool.set(examples.tool, (texts = new Map()));
-      texts.set(examples.tenant, exampleTexts(examples));
-      let records = recordsByTool.get(examples.tool);
-      if (!records) recordsByTool.set(examples.tool, (records = new Map()));
-      records.set(examples.tenant, examples);
+      byKey.set(key, examples);
+      let owned = byTool.get(examples.tool);
+      if (!owned) byTool.set(examples.tool, (owned = new Map()));
+      owned.set(examples.tenant, examples);
       changed(examples.tool);
     },
     remove(key) {
@@ -124,7 +116,6 @@ export async function followExamples(bucket: KV, changed: (tool: string) => void
   });
   return {
     of: (tool) => byTool.get(tool) ?? NONE,
-    records: (tool) => recordsByTool.get(tool) ?? NO_RECORDS,
     get unowned() {
       return unowned.size;
     },
@@ -132,8 +123,7 @@ export async function followExamples(bucket: KV, changed: (tool: string) => void
   };
 }
 
-const NONE: ReadonlyMap<string, readonly string[]> = new Map();
-const NO_RECORDS: ReadonlyMap<string, ToolExamples> = new Map();
+const NONE: ReadonlyMap<string, ToolExamples> = new Map();
 
 /** Someone else wrote the entry since we read it. */
 function isWriteConflict(error: unknown): boolean {

@@ -130,7 +130,7 @@ export const EXAMPLE_ID_CHARS = 16;
 
 /**
  * A tool's stored examples as `tenant` sees them, each with its id: the shared ones, then the
- * tenant's own, each oldest first (`records`: `FollowedExamples.records`).
+ * tenant's own, each oldest first (`records`: `FollowedExamples.of`).
  */
 export function listedExamples(records: ReadonlyMap<string, ToolExamples>, tenant: string): ToolExample[] {
   const owners = tenant === SHARED ? [SHARED] : [SHARED, tenant];
@@ -147,8 +147,8 @@ export function exampleTexts(current: ToolExamples): string[] {
 }
 
 /** The tool as `tenant` sees it: the stored shared examples and the tenant's own after its own (`byOwner`: `FollowedExamples.of`). */
-export function examplesFor(tool: ToolDefinition, byOwner: ReadonlyMap<string, readonly string[]>, tenant: string): ToolDefinition {
-  return withExamples(tool, [...(byOwner.get(SHARED) ?? []), ...(tenant === SHARED ? [] : (byOwner.get(tenant) ?? []))]);
+export function examplesFor(tool: ToolDefinition, byOwner: ReadonlyMap<string, ToolExamples>, tenant: string): ToolDefinition {
+  return withExamples(tool, [...ownedTexts(byOwner, SHARED), ...(tenant === SHARED ? [] : ownedTexts(byOwner, tenant))]);
 }
 
 /**
@@ -156,14 +156,14 @@ export function examplesFor(tool: ToolDefinition, byOwner: ReadonlyMap<string, r
  * as `tenantExamples`, which lift the tool for that tenant's requests alone. Returned as it
  * is when nothing is added, so its content hash stays the same.
  */
-export function withIndexedExamples(tool: ToolDefinition, byOwner: ReadonlyMap<string, readonly string[]>): ToolDefinition {
-  const shared = withExamples(tool, byOwner.get(SHARED) ?? []);
+export function withIndexedExamples(tool: ToolDefinition, byOwner: ReadonlyMap<string, ToolExamples>): ToolDefinition {
+  const shared = withExamples(tool, ownedTexts(byOwner, SHARED));
   const known = new Set(shared.examples.map(exampleKey));
   const taught: TenantExample[] = [];
-  for (const [tenant, texts] of byOwner) {
+  for (const [tenant, record] of byOwner) {
     if (tenant === SHARED) continue;
     const seen = new Set(known);
-    for (const text of texts) {
+    for (const text of exampleTexts(record)) {
       const key = exampleKey(text);
       if (key === "" || seen.has(key)) continue;
       seen.add(key);
@@ -202,6 +202,12 @@ export function decodeToolExamples(bytes: Uint8Array, tool = "", tenant = SHARED
   } catch {
     return emptyExamples(tool, tenant);
   }
+}
+
+/** One owner's example texts, oldest first; none when it has no record. */
+function ownedTexts(byOwner: ReadonlyMap<string, ToolExamples>, owner: string): string[] {
+  const record = byOwner.get(owner);
+  return record ? exampleTexts(record) : [];
 }
 
 /** The examples without the oldest of those `counted` beyond `max` of them. */

@@ -121,10 +121,11 @@ describe("tool examples", () => {
 
   it("tool examples - indexed: shared ones join the tool's examples, each tenant's are its own and never handed out", () => {
     const tool = create(ToolDefinitionSchema, { name: TOOL, examples: ["read a file"] });
-    const byOwner = new Map<string, readonly string[]>([
-      [SHARED, ["show notes/todo.md"]],
-      ["tenant-a", ["what is on my to-do list", "Read a file"]],
-      ["tenant-b", ["show notes/todo.md", "open the merger memo"]],
+    const owned = (owner: string, texts: string[]) => [owner, addExamples(emptyExamples(TOOL, owner), texts).next] as const;
+    const byOwner = new Map([
+      owned(SHARED, ["show notes/todo.md"]),
+      owned("tenant-a", ["what is on my to-do list", "Read a file"]),
+      owned("tenant-b", ["show notes/todo.md", "open the merger memo"]),
     ]);
     const indexed = withIndexedExamples(tool, byOwner);
     assert.deepEqual(indexed.examples, ["read a file", "show notes/todo.md"]);
@@ -197,13 +198,14 @@ describe("tool examples - the bucket", () => {
 
     const changed: string[] = [];
     const follower = await followExamples(bucket, (tool) => changed.push(tool));
-    assert.deepEqual(follower.of("a.tool").get("tenant-a"), ["first"]);
-    assert.deepEqual(follower.of("a.tool").get(SHARED), ["for everyone"]);
+    const texts = (owner: string) => exampleTexts(follower.of("a.tool").get(owner) ?? emptyExamples("a.tool"));
+    assert.deepEqual(texts("tenant-a"), ["first"]);
+    assert.deepEqual(texts(SHARED), ["for everyone"]);
     assert.equal(follower.of("a.tool").size, 2, "the record of before owners is not read");
     assert.equal(follower.unowned, 1);
     await updateToolExamples(bucket, "a.tool", "tenant-a", (current) => addExamples(current, ["second"]).next);
-    for (let i = 0; i < 50 && follower.of("a.tool").get("tenant-a")?.length !== 2; i++) await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(follower.of("a.tool").get("tenant-a"), ["first", "second"]);
+    for (let i = 0; i < 50 && texts("tenant-a").length !== 2; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(texts("tenant-a"), ["first", "second"]);
     await bucket.delete(examplesKey("a.tool", "tenant-a"));
     for (let i = 0; i < 50 && follower.of("a.tool").has("tenant-a"); i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(follower.of("a.tool").has("tenant-a"), false, "a deleted record is gone");

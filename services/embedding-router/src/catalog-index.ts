@@ -1,7 +1,7 @@
 import type { KV } from "@nats-io/kv";
 import { catalogKey, followCatalog } from "@switchyard/bus";
 import { followExamples, withIndexedExamples } from "@switchyard/learning";
-import type { FollowedExamples } from "@switchyard/learning";
+import type { FollowedExamples, ToolExamples } from "@switchyard/learning";
 import type { ToolDefinition } from "@switchyard/packet";
 import type { Logger } from "@switchyard/telemetry";
 import { catalogStats, withoutTenantExamples } from "@switchyard/retrieval";
@@ -58,7 +58,7 @@ export async function indexCatalog(
   const put = (key: string) => {
     const tool = listed.get(key);
     if (!tool) return;
-    const indexed = withIndexedExamples(tool, stored?.of(tool.name) ?? new Map());
+    const indexed = withIndexedExamples(tool, stored?.of(tool.name) ?? new Map<string, ToolExamples>());
     const merged = withoutTenantExamples(indexed);
     tools.set(tool.name, merged);
     snapshot = undefined;

@@ -22,7 +22,7 @@ import type { Authenticator } from "./auth.js";
 import { boundedJsonParser } from "./bounded-json.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
-import { errorBody, ErrorBodySchema, httpErrorOf, RETRY_AFTER_SECONDS } from "./errors.js";
+import { asksToRetry, errorBody, ErrorBodySchema, httpErrorOf, RETRY_AFTER_SECONDS } from "./errors.js";
 import { guardApi, guardLoopbackHost } from "./http-guard.js";
 import type { RateLimitSettings } from "./http-guard.js";
 import { protoJsonSchemas } from "./proto-json-schema.js";
@@ -116,7 +116,7 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
     const body = httpErrorOf(error);
     if (body.statusCode >= 500) request.log.error({ err: error }, "request failed");
     // NATS away, or too many packets in flight: worth trying again soon (the rate limiter sets its own).
-    if ((body.statusCode === 503 || body.statusCode === 429) && !reply.hasHeader("retry-after")) {
+    if (asksToRetry(body.statusCode) && !reply.hasHeader("retry-after")) {
       void reply.header("retry-after", String(RETRY_AFTER_SECONDS));
     }
     return reply.code(body.statusCode).send(body);

@@ -12,9 +12,10 @@ export interface CatalogView {
   all(): Iterable<ToolDefinition>;
   /** The tools a tenant sees, with the stored shared examples and its own (never another tenant's), by name. */
   visibleTo(tenant: string): ToolDefinition[];
-  /** Another tenant's tool is as unknown to this one as a tool that does not exist: throws not_found with `message`. */
-  hideOthersTool(tenant: string, name: string, message?: string): void;
-  /** Throws not_found, in the same words, for a tool the catalog does not have or the tenant cannot see. */
+  /**
+   * Throws not_found, in the same words, for a tool the catalog does not have or the tenant
+   * cannot see: another tenant's tool is as unknown to this one as a tool that does not exist.
+   */
   requireVisible(tenant: string, name: string): void;
   /** A tool's stored examples as the tenant sees them (the shared ones, then its own), with their ids. */
   storedExamples(tool: string, tenant: string): ToolExample[];
@@ -33,15 +34,11 @@ export async function followCatalogView(catalog: KV, examplesBucket: KV): Promis
         .filter((tool) => toolVisibleTo(tool, tenant))
         .map((tool) => examplesFor(tool, examples.of(tool.name), tenant))
         .sort((a, b) => a.name.localeCompare(b.name)),
-    hideOthersTool(tenant, name, message = `no tool named ${name}`) {
-      const tool = tools.get(name);
-      if (tool && !toolVisibleTo(tool, tenant)) throw new GatewayError("not_found", message);
-    },
     requireVisible(tenant, name) {
       const tool = tools.get(name);
       if (!tool || !toolVisibleTo(tool, tenant)) throw new GatewayError("not_found", `no tool named ${name}`);
     },
-    storedExamples: (tool, tenant) => listedExamples(examples.records(tool), tenant),
+    storedExamples: (tool, tenant) => listedExamples(examples.of(tool), tenant),
     stop() {
       tools.stop();
       examples.stop();

@@ -21,6 +21,11 @@ export const ERROR_STATUS: Record<GatewayErrorCode, { http: number; grpc: GrpcSt
 /** Seconds a client is asked to wait after a 503 (NATS away) or a concurrency 429 before trying again. */
 export const RETRY_AFTER_SECONDS = 2;
 
+/** A refusal worth trying again soon: a limit reached (429), or the fleet away (503). */
+export function asksToRetry(status: number): boolean {
+  return status === 429 || status === 503;
+}
+
 /** The one error shape of the HTTP API. */
 export const ErrorBodySchema = Type.Object(
   {

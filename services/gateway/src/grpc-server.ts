@@ -21,7 +21,6 @@ type RouterMethods = (typeof Router)["method"];
 type RouterHandlers = {
   [K in keyof RouterMethods]: (
     request: MessageShape<RouterMethods[K]["input"]>,
-    tenant: string,
     caller: Caller,
   ) => Promise<MessageShape<RouterMethods[K]["output"]>>;
 };
@@ -57,7 +56,7 @@ export function buildGrpcServer(
   return { server, health };
 }
 
-type UntypedHandler = (request: unknown, tenant: string, caller: Caller) => Promise<unknown>;
+type UntypedHandler = (request: unknown, caller: Caller) => Promise<unknown>;
 
 /**
  * Levels of messages a request is decoded to: far past what the bounds accept (MAX_JSON_DEPTH
@@ -103,7 +102,7 @@ function unary(auth: Authenticator, handler: UntypedHandler): grpc.handleUnaryCa
       callback({ code: grpc.status.INVALID_ARGUMENT, details: `the request is not a valid message of its type: ${call.request.reason}` });
       return;
     }
-    handler(call.request, caller.tenant, caller).then(
+    handler(call.request, caller).then(
       (response) => callback(null, response),
       (error: unknown) => callback(grpcErrorOf(error)),
     );
@@ -134,7 +133,7 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
   const packetId = (id: string) => valid(check.packetRef, { packetId: id }).packetId;
 
   return {
-    async submitPacket(request, tenant) {
+    async submitPacket(request, { tenant }) {
       valid(check.submitPacket, {
         message: request.message,
         ...(request.sessionId ? { sessionId: request.sessionId } : {}),
@@ -148,7 +147,7 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
       return submitResponse(packet, finished);
     },
 
-    async submitCall(request, tenant) {
+    async submitCall(request, { tenant }) {
       // The arguments as HTTP's body would hold them: level 1, with the same bounds (bounded-json.ts).
       const problem = structureProblem(request.arguments ?? {}, "arguments", 1);
       if (problem) throw new GatewayError("invalid", problem.message, problem.field);
@@ -163,26 +162,26 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
       return submitResponse(packet, finished);
     },
 
-    async getPacket(request, tenant) {
+    async getPacket(request, { tenant }) {
       const id = packetId(request.packetId);
       const packet = await deps.getPacket(tenant, id);
       if (!packet) throw new GatewayError("not_found", `packet ${id} not found`);
       return packet;
     },
 
-    async approvePacket(request, tenant) {
+    async approvePacket(request, { tenant }) {
       const id = packetId(request.packetId);
       const { callHash } = valid<{ callHash?: string }>(check.approve, request.callHash ? { callHash: request.callHash } : {});
       return deps.approvePacket(tenant, id, callHash);
     },
 
-    async denyPacket(request, tenant) {
+    async denyPacket(request, { tenant }) {
       const id = packetId(request.packetId);
       const { reason } = valid(check.deny, { reason: request.reason });
       return deps.denyPacket(tenant, id, reason);
     },
 
-    async route(request, tenant) {
+    async route(request, { tenant }) {
       valid(check.route, {
         message: request.message,
         history: turnsToBody(request.history),
@@ -194,9 +193,9 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
       return deps.route(tenant, request);
     },
 
-    listTools: async (_request, tenant) => listToolsResponse(await deps.listTools(tenant)),
+    listTools: async (_request, { tenant }) => listToolsResponse(await deps.listTools(tenant)),
 
-    async feedback(request, tenant) {
+    async feedback(request, { tenant }) {
       packetId(request.packetId);
       // An absent `correct` stays absent, so the validator names it as required.
       valid(check.feedback, {
@@ -206,17 +205,17 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
       return deps.feedback(tenant, request);
     },
 
-    async addExamples(request, _tenant, caller) {
+    async addExamples(request, caller) {
       valid(check.toolExamples, { tool: request.tool, examples: request.examples, ...(request.shared ? { shared: true } : {}) });
       return deps.addExamples(caller, request);
     },
 
-    async listExamples(request, _tenant, caller) {
+    async listExamples(request, caller) {
       valid(check.listExamples, { tool: request.tool });
       return deps.listExamples(caller, request);
     },
 
-    async deleteExample(request, _tenant, caller) {
+    async deleteExample(request, caller) {
       valid(check.deleteExample, { tool: request.tool, id: request.id });
       return deps.deleteExample(caller, request);
     },

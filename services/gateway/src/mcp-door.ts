@@ -22,7 +22,7 @@ import type { Packet, ToolDefinition } from "@switchyard/packet";
 import { SWITCHYARD_VERSION } from "@switchyard/telemetry";
 import { structureProblem, utf8Text } from "./bounded-json.js";
 import { defaultConfig } from "./config.js";
-import { ERROR_STATUS, httpErrorOf, RETRY_AFTER_SECONDS } from "./errors.js";
+import { asksToRetry, ERROR_STATUS, httpErrorOf, RETRY_AFTER_SECONDS } from "./errors.js";
 import { textOverLimit } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
 import { GatewayError } from "./deps.js";
@@ -59,8 +59,8 @@ export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions, limits: Pick
     app.setErrorHandler((error, request, reply) => {
       const body = httpErrorOf(error);
       if (body.statusCode >= 500) request.log.error({ err: error }, "request failed");
-      if (isRetryable(body.statusCode) && !reply.hasHeader("retry-after")) void reply.header("retry-after", String(RETRY_AFTER_SECONDS));
-      const code = isRetryable(body.statusCode) ? TRY_AGAIN_LATER : body.statusCode >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
+      if (asksToRetry(body.statusCode) && !reply.hasHeader("retry-after")) void reply.header("retry-after", String(RETRY_AFTER_SECONDS));
+      const code = asksToRetry(body.statusCode) ? TRY_AGAIN_LATER : body.statusCode >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
       return reply.code(body.statusCode).send(jsonRpcError(code, body.message, null, { status: body.statusCode, ...(body.field && { field: body.field }) }));
     });
     app.removeContentTypeParser("application/json");
@@ -287,7 +287,7 @@ function asMcpError(error: unknown, retryLater: () => void): unknown {
   if (!(error instanceof GatewayError)) return error;
   const status = ERROR_STATUS[error.code].http;
   const data = { status, ...(error.field && { field: error.field }) };
-  if (isRetryable(status)) {
+  if (asksToRetry(status)) {
     retryLater();
     return new McpError(TRY_AGAIN_LATER, error.message, { ...data, retryAfter: RETRY_AFTER_SECONDS });
   }
@@ -300,7 +300,3 @@ function asMcpError(error: unknown, retryLater: () => void): unknown {
  * was reached (429) or the fleet is away (503); the request may be sent again after Retry-After.
  */
 export const TRY_AGAIN_LATER = -32029;
-
-function isRetryable(status: number): boolean {
-  return status === 429 || status === 503;
-}

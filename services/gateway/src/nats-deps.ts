@@ -147,12 +147,12 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     feedback: (tenant, request) => whileNatsAvailable(availability, async () => {
       // The router learns from any packet it is told of: only the packet's own tenant may tell it.
       if (!(await ownPacket(tenant, request.packetId))) throw new GatewayError("not_found", `no packet with id ${request.packetId}`);
-      if (request.tool) catalog.hideOthersTool(tenant, request.tool);
+      if (request.tool) catalog.requireVisible(tenant, request.tool);
       return router.feedback(request);
     }),
 
     addExamples: (caller, request) => whileNatsAvailable(availability, () => {
-      catalog.hideOthersTool(caller.tenant, request.tool);
+      catalog.requireVisible(caller.tenant, request.tool);
       if (request.shared && !caller.admin) {
         throw new GatewayError("forbidden", "shared examples rank every tenant's requests: adding them needs an admin's API key (ADMIN_API_KEYS)");
       }
