@@ -41,6 +41,10 @@ export interface EvalResult {
    * intent or route (outcomes.noToolIntent + noToolRoute over their number); null without such cases.
    */
   falseNoTool: number | null;
+  /** Share of the scored cases that need no tool (`expected: []`) which ended in a call; null without such cases. */
+  noToolCalled: number | null;
+  /** Share of the calls at or above the review's threshold whose tool was right (= calibration.atThreshold.right). */
+  rightAtThreshold: number | null;
   /** How the pipeline ended the scored cases that need a tool (pipeline.ts, PipelineEnd). */
   outcomes: Outcomes;
   /** Which tool-need model answered: "leave-one-catalog-out", "within-catalog 5-fold", "shipped". */
@@ -60,6 +64,7 @@ export type Outcomes = Record<PipelineEnd, number>;
 export interface TagResult {
   n: number;
   falseNoTool: number | null;
+  noToolCalled: number | null;
   outcomes: Outcomes;
   noTool: { precision: number | null; recall: number | null };
 }
@@ -140,6 +145,7 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
     options.onProgress?.(i + 1, scored.length);
   }
 
+  const calibration = calibrationOf(reviewed, reviewerDefaults.REVIEW_CONFIDENCE_THRESHOLD);
   return {
     dataset: dataset.name,
     n: scored.length,
@@ -147,8 +153,9 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
     mrr: round(mean(rr)),
     ndcg10: round(mean(ndcg)),
     ...all.result(),
+    rightAtThreshold: calibration.atThreshold.right,
     toolNeedModel: sourceLabel(source),
-    calibration: calibrationOf(reviewed, reviewerDefaults.REVIEW_CONFIDENCE_THRESHOLD),
+    calibration,
     latencyMs: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) },
     ...(options.byTag ? { byTag: Object.fromEntries([...tags].sort(([a], [b]) => (a < b ? -1 : 1)).map(([tag, t]) => [tag, { n: t.n, ...t.result() }])) } : {}),
   };
@@ -179,21 +186,28 @@ class OutcomeTally {
   private readonly noTool = new NoToolTally();
   private readonly outcomes = Object.fromEntries(PIPELINE_ENDS.map((e) => [e, 0])) as Outcomes;
   private needTool = 0;
+  private needNone = 0;
+  private calledNone = 0;
 
   add(outcome: PipelineOutcome, c: BenchCase): void {
     this.n++;
     const expectsNone = c.expected.length === 0;
     this.noTool.add(outcome.noTool, expectsNone);
-    if (expectsNone) return;
+    if (expectsNone) {
+      this.needNone++;
+      if (outcome.toolCall) this.calledNone++;
+      return;
+    }
     this.needTool++;
     this.outcomes[outcome.end]++;
   }
 
-  result(): Pick<TagResult, "falseNoTool" | "outcomes" | "noTool"> {
+  result(): Pick<TagResult, "falseNoTool" | "noToolCalled" | "outcomes" | "noTool"> {
     const dropped = this.outcomes.noToolIntent + this.outcomes.noToolRoute;
     return {
       noTool: { precision: roundOrNull(this.noTool.precision), recall: roundOrNull(this.noTool.recall) },
       falseNoTool: this.needTool > 0 ? round(dropped / this.needTool) : null,
+      noToolCalled: this.needNone > 0 ? round(this.calledNone / this.needNone) : null,
       outcomes: { ...this.outcomes },
     };
   }

@@ -55,11 +55,12 @@ const END_LABELS: Record<PipelineEnd, string> = {
  * precision and recall.
  */
 export function outcomeTable(results: readonly EvalResult[]): string {
-  const head = ["dataset", "tool-need model", "falseNoTool", "no-tool P", "no-tool R", ...PIPELINE_ENDS.map((end) => END_LABELS[end])];
-  const row = (name: string, model: string, r: Pick<EvalResult, "falseNoTool" | "outcomes" | "noTool">) => [
+  const head = ["dataset", "tool-need model", "falseNoTool", "noToolCalled", "no-tool P", "no-tool R", ...PIPELINE_ENDS.map((end) => END_LABELS[end])];
+  const row = (name: string, model: string, r: Pick<EvalResult, "falseNoTool" | "noToolCalled" | "outcomes" | "noTool">) => [
     name,
     model,
     fmt(r.falseNoTool),
+    fmt(r.noToolCalled),
     fmt(r.noTool.precision),
     fmt(r.noTool.recall),
     ...PIPELINE_ENDS.map((end) => String(r.outcomes[end])),
@@ -139,6 +140,9 @@ ${calibrationTable(results)}
   (BFCL), the answer is taken within them, where the labels hold. n/a: no case answered or expected "no tool".
 - **falseNoTool**: of the cases that need a tool, the share the pipeline answered "no tool" at intent
   or route. The outcome columns count those cases by how they ended (bench/README.md).
+- **noToolCalled**: of the cases that need no tool (\`expected: []\`), the share that ended in a call.
+- **rightAtThreshold** (\`--json\`; "right among them" below): of the calls at or above the review's
+  threshold, the share whose tool is one the case expects.
 - **tool-need model**: which model answered the no-tool decision; leave-one-catalog-out (the default)
   was never trained on the evaluated dataset.
 - **calibration**: over the calls the review scored (approved, or skipped for confidence) in cases that

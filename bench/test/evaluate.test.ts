@@ -10,6 +10,8 @@ import { tinyDataset } from "./fixtures.js";
 /** The outcome fields of a result that ran no case. */
 const NO_OUTCOMES = {
   falseNoTool: null,
+  noToolCalled: null,
+  rightAtThreshold: null,
   outcomes: { call: 0, skipped: 0, refused: 0, noToolIntent: 0, noToolRoute: 0, noToolSelect: 0, language: 0 },
   toolNeedModel: "leave-one-catalog-out",
   calibration: calibrationOf([], 0.7),
@@ -23,6 +25,9 @@ describe("evaluate", () => {
     assert.equal(Object.values(result.outcomes).reduce((a, b) => a + b, 0), needing);
     const dropped = result.outcomes.noToolIntent + result.outcomes.noToolRoute;
     assert.equal(result.falseNoTool, Math.round((dropped / needing) * 10_000) / 10_000);
+    const noneNeeded = data.cases.filter((c) => c.expected.length === 0).length;
+    assert.ok(noneNeeded > 0 && result.noToolCalled !== null && result.noToolCalled >= 0 && result.noToolCalled <= 1);
+    assert.equal(result.rightAtThreshold, result.calibration.atThreshold.right);
     assert.ok(result.byTag, "--by-tag gives figures per tag");
     for (const [tag, figures] of Object.entries(result.byTag)) {
       const tagged = data.cases.filter((c) => (c.tags ?? [c.category ?? c.kind]).includes(tag));
@@ -32,7 +37,7 @@ describe("evaluate", () => {
 
   it("evaluate - returns exactly the documented JSON shape", async () => {
     const result = await evaluate(tinyDataset());
-    assert.deepEqual(Object.keys(result).sort(), ["calibration", "dataset", "falseNoTool", "latencyMs", "mrr", "n", "ndcg10", "noTool", "outcomes", "recall", "toolNeedModel"]);
+    assert.deepEqual(Object.keys(result).sort(), ["calibration", "dataset", "falseNoTool", "latencyMs", "mrr", "n", "ndcg10", "noTool", "noToolCalled", "outcomes", "recall", "rightAtThreshold", "toolNeedModel"]);
     assert.deepEqual(Object.keys(result.outcomes), ["call", "skipped", "refused", "noToolIntent", "noToolRoute", "noToolSelect", "language"]);
     assert.equal(result.toolNeedModel, "leave-one-catalog-out");
     assert.deepEqual(Object.keys(result.recall), ["1", "3", "5", "10"]);
