@@ -18,7 +18,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/packet.proto.
  */
 export const file_switchyard_v1_packet: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSKQBAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCSK6AQoFU3RhdGUSDAoIUkVDRUlWRUQQABIUChBERVRFQ1RJTkdfSU5URU5UEAESCwoHUk9VVElORxACEg0KCVNFTEVDVElORxADEg0KCVJFVklFV0lORxAEEg0KCUVYRUNVVElORxAFEg4KClJFSU5KRUNURUQQBhINCglDT01QTEVURUQQBxIVChFBV0FJVElOR19BUFBST1ZBTBAIEhEKDUFXQUlUSU5HX1VTRVIQCRIKCgZGQUlMRUQQCiJoCg1QYWNrZXRTdW1tYXJ5EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEioKBXN0YXRlGAcgASgOMhsuc3dpdGNoeWFyZC52MS5QYWNrZXQuU3RhdGUifgoVUGFja2V0QXBwcm92YWxTdW1tYXJ5EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEjgKDHRvb2xfcm91dGluZxgEIAEoCzIiLnN3aXRjaHlhcmQudjEuVG9vbFJvdXRpbmdBcHByb3ZhbCJAChNUb29sUm91dGluZ0FwcHJvdmFsEikKCGFwcHJvdmFsGA0gASgLMhcuc3dpdGNoeWFyZC52MS5BcHByb3ZhbCKLAgoMUGFja2V0SGVhZGVyEhEKCXBhY2tldF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA2hvcBgFIAEoDRITCgt0cmFjZXBhcmVudBgGIAEoCRIOCgZ0ZW5hbnQYByABKAkSLAoIZGVhZGxpbmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGRvbmVfc3ViamVjdBgJIAEoCSLXAQoNUGFja2V0Q29udGVudBIXCg9vcmlnaW5hbF9wcm9tcHQYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhItCgtkYXRhX2ZpZWxkcxgDIAMoCzIYLnN3aXRjaHlhcmQudjEuRGF0YUZpZWxkEicKBXNjb3BlGAcgASgLMhguc3dpdGNoeWFyZC52MS5Ub29sU2NvcGVKBAgEEAVKBAgFEAZKBAgGEAdSDWFsbG93ZWRfdG9vbHNSBXBvb2xzUgdkb21haW5zIjoKCVRvb2xTY29wZRINCgV0b29scxgBIAMoCRINCgVwb29scxgCIAMoCRIPCgdkb21haW5zGAMgAygJInYKBFR1cm4SJgoEcm9sZRgBIAEoDjIYLnN3aXRjaHlhcmQudjEuVHVybi5Sb2xlEg8KB2NvbnRlbnQYAiABKAkiNQoEUm9sZRIICgRVU0VSEAASDQoJQVNTSVNUQU5UEAESCgoGU1lTVEVNEAISCAoEVE9PTBADIl0KCURhdGFGaWVsZBILCgNrZXkYASABKAkSJQoFdmFsdWUYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdHlwZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkijAEKBkludGVudBITCgt1c2VyX2ludGVudBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVzdGVwcxgDIAMoCRISCgpzdGVwX2luZGV4GAQgASgNEhMKC2RldGVjdGVkX2J5GAUgASgJEg8KB2RvbWFpbnMYBiADKAkSFQoNcXVlcnlfY29udGV4dBgHIAMoCSLrBQoQVG9vbFJvdXRpbmdTdGF0ZRISCgpuZWVkc190b29sGAEgASgIEhkKEXJvdXRpbmdfcmVxdWVzdGVkGAIgASgIEjMKCmNhbmRpZGF0ZXMYAyADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUSMgoNc2VsZWN0ZWRfdG9vbBgEIAEoCzIbLnN3aXRjaHlhcmQudjEuU2VsZWN0ZWRUb29sEjYKEWFsdGVybmF0aXZlX3Rvb2xzGAUgAygLMhsuc3dpdGNoeWFyZC52MS5TZWxlY3RlZFRvb2wSGQoRcmV2aWV3X2NvbmZpZGVuY2UYBiABKAESGAoQcmV2aWV3X3JlYXNvbmluZxgHIAEoCRJJChBleGVjdXRpb25fc3RhdHVzGAggASgOMi8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlLkV4ZWN1dGlvblN0YXR1cxI8ChBleGVjdXRpb25fcmVzdWx0GAkgASgLMiIuc3dpdGNoeWFyZC52MS5Ub29sRXhlY3V0aW9uUmVzdWx0EhkKEXJlaW5qZWN0aW9uX2NvdW50GAogASgNEhgKEG1heF9yZWluamVjdGlvbnMYCyABKA0SDwoHZHJ5X3J1bhgMIAEoCBIpCghhcHByb3ZhbBgNIAEoCzIXLnN3aXRjaHlhcmQudjEuQXBwcm92YWwSJgoFY2FsbHMYDiADKAsyFy5zd2l0Y2h5YXJkLnYxLlRvb2xDYWxsEjEKCXRvb2xfbmVlZBgPIAEoCzIeLnN3aXRjaHlhcmQudjEuVG9vbE5lZWRWZXJkaWN0In0KD0V4ZWN1dGlvblN0YXR1cxILCgdQRU5ESU5HEAASFwoTQVdBSVRJTkdfQ09ORklERU5DRRABEgwKCEFQUFJPVkVEEAISDAoIRVhFQ1VURUQQAxIKCgZGQUlMRUQQBBILCgdTS0lQUEVEEAUSDwoLVVNFUl9ERU5JRUQQBiJyCg9Ub29sTmVlZFZlcmRpY3QSDgoGbmVlZGVkGAEgASgIEhMKC3Byb2JhYmlsaXR5GAIgASgBEhEKCXRocmVzaG9sZBgDIAEoARIOCgZyZWFzb24YBCABKAkSFwoPdW5yZWFkX2xhbmd1YWdlGAUgASgJIu0DCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi0KDGlucHV0X3NjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSPQoLc2lkZV9lZmZlY3QYBCABKA4yKC5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uLlNpZGVFZmZlY3QSDgoGc2VydmVyGAUgASgJEhgKEHNlcnZlcl90b29sX25hbWUYBiABKAkSDAoEY29yZRgHIAEoCBIQCghleGFtcGxlcxgIIAMoCRIMCgRwb29sGAkgASgJEg8KB2RvbWFpbnMYCiADKAkSEAoIcGluX2hhc2gYCyABKAkSEwoLcXVhcmFudGluZWQYDCABKAgSDQoFZmxhZ3MYDSADKAkSDwoHdGVuYW50cxgOIAMoCRIzCgthbm5vdGF0aW9ucxgPIAEoCzIeLnN3aXRjaHlhcmQudjEuVG9vbEFubm90YXRpb25zEjUKD3RlbmFudF9leGFtcGxlcxgQIAMoCzIcLnN3aXRjaHlhcmQudjEuVGVuYW50RXhhbXBsZSIuCgpTaWRlRWZmZWN0EggKBFJFQUQQABIJCgVXUklURRABEgsKB0VYRUNVVEUQAiItCg1UZW5hbnRFeGFtcGxlEg4KBnRlbmFudBgBIAEoCRIMCgR0ZXh0GAIgASgJIvcBCg9Ub29sQW5ub3RhdGlvbnMSEgoFdGl0bGUYASABKAlIAIgBARIbCg5yZWFkX29ubHlfaGludBgCIAEoCEgBiAEBEh0KEGRlc3RydWN0aXZlX2hpbnQYAyABKAhIAogBARIcCg9pZGVtcG90ZW50X2hpbnQYBCABKAhIA4gBARIcCg9vcGVuX3dvcmxkX2hpbnQYBSABKAhIBIgBAUIICgZfdGl0bGVCEQoPX3JlYWRfb25seV9oaW50QhMKEV9kZXN0cnVjdGl2ZV9oaW50QhIKEF9pZGVtcG90ZW50X2hpbnRCEgoQX29wZW5fd29ybGRfaGludCK0AQoQUm91dGluZ0NhbmRpZGF0ZRIrCgR0b29sGAEgASgLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbhINCgVzY29yZRgCIAEoARI2CgZzb3VyY2UYAyABKA4yJi5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUuU291cmNlIiwKBlNvdXJjZRIMCghTRU1BTlRJQxAAEggKBENPUkUQARIKCgZQSU5ORUQQAiKFAQoMU2VsZWN0ZWRUb29sEhEKCXRvb2xfbmFtZRgBIAEoCRInCgZwYXJhbXMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhsKE3NlbGVjdGlvbl9yZWFzb25pbmcYAyABKAkSHAoUc2VsZWN0aW9uX2NvbmZpZGVuY2UYBCABKAEirwEKCEFwcHJvdmFsEhEKCWNhbGxfaGFzaBgBIAEoCRIwCgxyZXF1ZXN0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmdyYW50ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KCFRvb2xDYWxsEhEKCXRvb2xfbmFtZRgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkSCwoDaG9wGAMgASgNEg8KB3N1Y2Nlc3MYBCABKAgSDwoHZHJ5X3J1bhgFIAEoCCJeChNUb29sRXhlY3V0aW9uUmVzdWx0Eg8KB3N1Y2Nlc3MYASABKAgSDQoFZXJyb3IYAyABKAkSGQoRZXhlY3V0aW9uX3RpbWVfbXMYBCABKA1KBAgCEANSBm91dHB1dCJ4CglSZWFzb25pbmcSOQoOcmVmbGVjdGlvbl9sb2cYASADKAsyIS5zd2l0Y2h5YXJkLnYxLlJlZmxlY3Rpb25Mb2dFbnRyeRIwCglza2V0Y2hwYWQYAiADKAsyHS5zd2l0Y2h5YXJkLnYxLlNrZXRjaHBhZEVudHJ5IoQBChJSZWZsZWN0aW9uTG9nRW50cnkSDAoEc3RlcBgBIAEoCRIPCgdzdW1tYXJ5GAIgASgJEhIKCmNvbmZpZGVuY2UYAyABKAESJgoCYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2R1cmF0aW9uX21zGAUgASgNIl0KDlNrZXRjaHBhZEVudHJ5EgwKBHNsb3QYASABKAkSJwoHY29udGVudBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIUCgxjb250ZW50X3R5cGUYAyABKAkiegoDSG9wEg8KB3NlcnZpY2UYASABKAkSEAoIaW5zdGFuY2UYAiABKAkSCwoDaG9wGAMgASgNEi4KCnN0YXJ0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2R1cmF0aW9uX21zGAUgASgBYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSKQBAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCSK6AQoFU3RhdGUSDAoIUkVDRUlWRUQQABIUChBERVRFQ1RJTkdfSU5URU5UEAESCwoHUk9VVElORxACEg0KCVNFTEVDVElORxADEg0KCVJFVklFV0lORxAEEg0KCUVYRUNVVElORxAFEg4KClJFSU5KRUNURUQQBhINCglDT01QTEVURUQQBxIVChFBV0FJVElOR19BUFBST1ZBTBAIEhEKDUFXQUlUSU5HX1VTRVIQCRIKCgZGQUlMRUQQCiJoCg1QYWNrZXRTdW1tYXJ5EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEioKBXN0YXRlGAcgASgOMhsuc3dpdGNoeWFyZC52MS5QYWNrZXQuU3RhdGUifgoVUGFja2V0QXBwcm92YWxTdW1tYXJ5EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEjgKDHRvb2xfcm91dGluZxgEIAEoCzIiLnN3aXRjaHlhcmQudjEuVG9vbFJvdXRpbmdBcHByb3ZhbCJAChNUb29sUm91dGluZ0FwcHJvdmFsEikKCGFwcHJvdmFsGA0gASgLMhcuc3dpdGNoeWFyZC52MS5BcHByb3ZhbCKLAgoMUGFja2V0SGVhZGVyEhEKCXBhY2tldF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA2hvcBgFIAEoDRITCgt0cmFjZXBhcmVudBgGIAEoCRIOCgZ0ZW5hbnQYByABKAkSLAoIZGVhZGxpbmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGRvbmVfc3ViamVjdBgJIAEoCSLXAQoNUGFja2V0Q29udGVudBIXCg9vcmlnaW5hbF9wcm9tcHQYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhItCgtkYXRhX2ZpZWxkcxgDIAMoCzIYLnN3aXRjaHlhcmQudjEuRGF0YUZpZWxkEicKBXNjb3BlGAcgASgLMhguc3dpdGNoeWFyZC52MS5Ub29sU2NvcGVKBAgEEAVKBAgFEAZKBAgGEAdSDWFsbG93ZWRfdG9vbHNSBXBvb2xzUgdkb21haW5zIjoKCVRvb2xTY29wZRINCgV0b29scxgBIAMoCRINCgVwb29scxgCIAMoCRIPCgdkb21haW5zGAMgAygJInYKBFR1cm4SJgoEcm9sZRgBIAEoDjIYLnN3aXRjaHlhcmQudjEuVHVybi5Sb2xlEg8KB2NvbnRlbnQYAiABKAkiNQoEUm9sZRIICgRVU0VSEAASDQoJQVNTSVNUQU5UEAESCgoGU1lTVEVNEAISCAoEVE9PTBADIl0KCURhdGFGaWVsZBILCgNrZXkYASABKAkSJQoFdmFsdWUYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDAoEdHlwZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkijAEKBkludGVudBITCgt1c2VyX2ludGVudBgBIAEoCRINCgVxdWVyeRgCIAEoCRINCgVzdGVwcxgDIAMoCRISCgpzdGVwX2luZGV4GAQgASgNEhMKC2RldGVjdGVkX2J5GAUgASgJEg8KB2RvbWFpbnMYBiADKAkSFQoNcXVlcnlfY29udGV4dBgHIAMoCSKgBgoQVG9vbFJvdXRpbmdTdGF0ZRISCgpuZWVkc190b29sGAEgASgIEhkKEXJvdXRpbmdfcmVxdWVzdGVkGAIgASgIEjMKCmNhbmRpZGF0ZXMYAyADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUSMgoNc2VsZWN0ZWRfdG9vbBgEIAEoCzIbLnN3aXRjaHlhcmQudjEuU2VsZWN0ZWRUb29sEjYKEWFsdGVybmF0aXZlX3Rvb2xzGAUgAygLMhsuc3dpdGNoeWFyZC52MS5TZWxlY3RlZFRvb2wSGQoRcmV2aWV3X2NvbmZpZGVuY2UYBiABKAESGAoQcmV2aWV3X3JlYXNvbmluZxgHIAEoCRJJChBleGVjdXRpb25fc3RhdHVzGAggASgOMi8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlLkV4ZWN1dGlvblN0YXR1cxI8ChBleGVjdXRpb25fcmVzdWx0GAkgASgLMiIuc3dpdGNoeWFyZC52MS5Ub29sRXhlY3V0aW9uUmVzdWx0EhkKEXJlaW5qZWN0aW9uX2NvdW50GAogASgNEhgKEG1heF9yZWluamVjdGlvbnMYCyABKA0SDwoHZHJ5X3J1bhgMIAEoCBIpCghhcHByb3ZhbBgNIAEoCzIXLnN3aXRjaHlhcmQudjEuQXBwcm92YWwSJgoFY2FsbHMYDiADKAsyFy5zd2l0Y2h5YXJkLnYxLlRvb2xDYWxsEjEKCXRvb2xfbmVlZBgPIAEoCzIeLnN3aXRjaHlhcmQudjEuVG9vbE5lZWRWZXJkaWN0EjMKCHNwZWxsaW5nGBAgAygLMiEuc3dpdGNoeWFyZC52MS5TcGVsbGluZ0NvcnJlY3Rpb24ifQoPRXhlY3V0aW9uU3RhdHVzEgsKB1BFTkRJTkcQABIXChNBV0FJVElOR19DT05GSURFTkNFEAESDAoIQVBQUk9WRUQQAhIMCghFWEVDVVRFRBADEgoKBkZBSUxFRBAEEgsKB1NLSVBQRUQQBRIPCgtVU0VSX0RFTklFRBAGIjMKElNwZWxsaW5nQ29ycmVjdGlvbhIPCgd3cml0dGVuGAEgASgJEgwKBHJlYWQYAiABKAkicgoPVG9vbE5lZWRWZXJkaWN0Eg4KBm5lZWRlZBgBIAEoCBITCgtwcm9iYWJpbGl0eRgCIAEoARIRCgl0aHJlc2hvbGQYAyABKAESDgoGcmVhc29uGAQgASgJEhcKD3VucmVhZF9sYW5ndWFnZRgFIAEoCSLtAwoOVG9vbERlZmluaXRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRItCgxpbnB1dF9zY2hlbWEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ej0KC3NpZGVfZWZmZWN0GAQgASgOMiguc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbi5TaWRlRWZmZWN0Eg4KBnNlcnZlchgFIAEoCRIYChBzZXJ2ZXJfdG9vbF9uYW1lGAYgASgJEgwKBGNvcmUYByABKAgSEAoIZXhhbXBsZXMYCCADKAkSDAoEcG9vbBgJIAEoCRIPCgdkb21haW5zGAogAygJEhAKCHBpbl9oYXNoGAsgASgJEhMKC3F1YXJhbnRpbmVkGAwgASgIEg0KBWZsYWdzGA0gAygJEg8KB3RlbmFudHMYDiADKAkSMwoLYW5ub3RhdGlvbnMYDyABKAsyHi5zd2l0Y2h5YXJkLnYxLlRvb2xBbm5vdGF0aW9ucxI1Cg90ZW5hbnRfZXhhbXBsZXMYECADKAsyHC5zd2l0Y2h5YXJkLnYxLlRlbmFudEV4YW1wbGUiLgoKU2lkZUVmZmVjdBIICgRSRUFEEAASCQoFV1JJVEUQARILCgdFWEVDVVRFEAIiLQoNVGVuYW50RXhhbXBsZRIOCgZ0ZW5hbnQYASABKAkSDAoEdGV4dBgCIAEoCSL3AQoPVG9vbEFubm90YXRpb25zEhIKBXRpdGxlGAEgASgJSACIAQESGwoOcmVhZF9vbmx5X2hpbnQYAiABKAhIAYgBARIdChBkZXN0cnVjdGl2ZV9oaW50GAMgASgISAKIAQESHAoPaWRlbXBvdGVudF9oaW50GAQgASgISAOIAQESHAoPb3Blbl93b3JsZF9oaW50GAUgASgISASIAQFCCAoGX3RpdGxlQhEKD19yZWFkX29ubHlfaGludEITChFfZGVzdHJ1Y3RpdmVfaGludEISChBfaWRlbXBvdGVudF9oaW50QhIKEF9vcGVuX3dvcmxkX2hpbnQitAEKEFJvdXRpbmdDYW5kaWRhdGUSKwoEdG9vbBgBIAEoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24SDQoFc2NvcmUYAiABKAESNgoGc291cmNlGAMgASgOMiYuc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlLlNvdXJjZSIsCgZTb3VyY2USDAoIU0VNQU5USUMQABIICgRDT1JFEAESCgoGUElOTkVEEAIihQEKDFNlbGVjdGVkVG9vbBIRCgl0b29sX25hbWUYASABKAkSJwoGcGFyYW1zGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIbChNzZWxlY3Rpb25fcmVhc29uaW5nGAMgASgJEhwKFHNlbGVjdGlvbl9jb25maWRlbmNlGAQgASgBIq8BCghBcHByb3ZhbBIRCgljYWxsX2hhc2gYASABKAkSMAoMcmVxdWVzdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpncmFudGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJfCghUb29sQ2FsbBIRCgl0b29sX25hbWUYASABKAkSEQoJY2FsbF9oYXNoGAIgASgJEgsKA2hvcBgDIAEoDRIPCgdzdWNjZXNzGAQgASgIEg8KB2RyeV9ydW4YBSABKAgiXgoTVG9vbEV4ZWN1dGlvblJlc3VsdBIPCgdzdWNjZXNzGAEgASgIEg0KBWVycm9yGAMgASgJEhkKEWV4ZWN1dGlvbl90aW1lX21zGAQgASgNSgQIAhADUgZvdXRwdXQieAoJUmVhc29uaW5nEjkKDnJlZmxlY3Rpb25fbG9nGAEgAygLMiEuc3dpdGNoeWFyZC52MS5SZWZsZWN0aW9uTG9nRW50cnkSMAoJc2tldGNocGFkGAIgAygLMh0uc3dpdGNoeWFyZC52MS5Ta2V0Y2hwYWRFbnRyeSKEAQoSUmVmbGVjdGlvbkxvZ0VudHJ5EgwKBHN0ZXAYASABKAkSDwoHc3VtbWFyeRgCIAEoCRISCgpjb25maWRlbmNlGAMgASgBEiYKAmF0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgFIAEoDSJdCg5Ta2V0Y2hwYWRFbnRyeRIMCgRzbG90GAEgASgJEicKB2NvbnRlbnQYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSFAoMY29udGVudF90eXBlGAMgASgJInoKA0hvcBIPCgdzZXJ2aWNlGAEgASgJEhAKCGluc3RhbmNlGAIgASgJEgsKA2hvcBgDIAEoDRIuCgpzdGFydGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgFIAEoAWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message switchyard.v1.Packet
@@ -610,6 +610,16 @@ export type ToolRoutingState = Message<"switchyard.v1.ToolRoutingState"> & {
    * @generated from field: switchyard.v1.ToolNeedVerdict tool_need = 15;
    */
   toolNeed?: ToolNeedVerdict | undefined;
+
+  /**
+   * Words of the current step's query the router read as other words of the
+   * catalog's vocabulary (typos: "restrat" as "restart"), in the order written.
+   * The router searched with them read so; the selector reads a candidate's
+   * request with those that are words of its name or schema.
+   *
+   * @generated from field: repeated switchyard.v1.SpellingCorrection spelling = 16;
+   */
+  spelling: SpellingCorrection[];
 };
 
 /**
@@ -668,6 +678,35 @@ export const ToolRoutingState_ExecutionStatusSchema: GenEnum<ToolRoutingState_Ex
   enumDesc(file_switchyard_v1_packet, 10, 0);
 
 /**
+ * One word of a request read as another: a typo corrected against the words
+ * of the catalog (tool names, descriptions, parameters, shared examples).
+ *
+ * @generated from message switchyard.v1.SpellingCorrection
+ */
+export type SpellingCorrection = Message<"switchyard.v1.SpellingCorrection"> & {
+  /**
+   * As the request wrote it, lower-cased: "restrat".
+   *
+   * @generated from field: string written = 1;
+   */
+  written: string;
+
+  /**
+   * The catalog's word it was read as: "restart".
+   *
+   * @generated from field: string read = 2;
+   */
+  read: string;
+};
+
+/**
+ * Describes the message switchyard.v1.SpellingCorrection.
+ * Use `create(SpellingCorrectionSchema)` to create a new message.
+ */
+export const SpellingCorrectionSchema: GenMessage<SpellingCorrection> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_packet, 11);
+
+/**
  * @generated from message switchyard.v1.ToolNeedVerdict
  */
 export type ToolNeedVerdict = Message<"switchyard.v1.ToolNeedVerdict"> & {
@@ -710,7 +749,7 @@ export type ToolNeedVerdict = Message<"switchyard.v1.ToolNeedVerdict"> & {
  * Use `create(ToolNeedVerdictSchema)` to create a new message.
  */
 export const ToolNeedVerdictSchema: GenMessage<ToolNeedVerdict> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 11);
+  messageDesc(file_switchyard_v1_packet, 12);
 
 /**
  * @generated from message switchyard.v1.ToolDefinition
@@ -835,7 +874,7 @@ export type ToolDefinition = Message<"switchyard.v1.ToolDefinition"> & {
  * Use `create(ToolDefinitionSchema)` to create a new message.
  */
 export const ToolDefinitionSchema: GenMessage<ToolDefinition> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 12);
+  messageDesc(file_switchyard_v1_packet, 13);
 
 /**
  * @generated from enum switchyard.v1.ToolDefinition.SideEffect
@@ -861,7 +900,7 @@ export enum ToolDefinition_SideEffect {
  * Describes the enum switchyard.v1.ToolDefinition.SideEffect.
  */
 export const ToolDefinition_SideEffectSchema: GenEnum<ToolDefinition_SideEffect> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 12, 0);
+  enumDesc(file_switchyard_v1_packet, 13, 0);
 
 /**
  * An example request one tenant taught a tool (ToolDefinition.tenant_examples).
@@ -885,7 +924,7 @@ export type TenantExample = Message<"switchyard.v1.TenantExample"> & {
  * Use `create(TenantExampleSchema)` to create a new message.
  */
 export const TenantExampleSchema: GenMessage<TenantExample> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 13);
+  messageDesc(file_switchyard_v1_packet, 14);
 
 /**
  * An MCP tool's annotations (title and behaviour hints), each unset when not given.
@@ -924,7 +963,7 @@ export type ToolAnnotations = Message<"switchyard.v1.ToolAnnotations"> & {
  * Use `create(ToolAnnotationsSchema)` to create a new message.
  */
 export const ToolAnnotationsSchema: GenMessage<ToolAnnotations> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 14);
+  messageDesc(file_switchyard_v1_packet, 15);
 
 /**
  * @generated from message switchyard.v1.RoutingCandidate
@@ -951,7 +990,7 @@ export type RoutingCandidate = Message<"switchyard.v1.RoutingCandidate"> & {
  * Use `create(RoutingCandidateSchema)` to create a new message.
  */
 export const RoutingCandidateSchema: GenMessage<RoutingCandidate> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 15);
+  messageDesc(file_switchyard_v1_packet, 16);
 
 /**
  * @generated from enum switchyard.v1.RoutingCandidate.Source
@@ -977,7 +1016,7 @@ export enum RoutingCandidate_Source {
  * Describes the enum switchyard.v1.RoutingCandidate.Source.
  */
 export const RoutingCandidate_SourceSchema: GenEnum<RoutingCandidate_Source> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 15, 0);
+  enumDesc(file_switchyard_v1_packet, 16, 0);
 
 /**
  * @generated from message switchyard.v1.SelectedTool
@@ -1009,7 +1048,7 @@ export type SelectedTool = Message<"switchyard.v1.SelectedTool"> & {
  * Use `create(SelectedToolSchema)` to create a new message.
  */
 export const SelectedToolSchema: GenMessage<SelectedTool> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 16);
+  messageDesc(file_switchyard_v1_packet, 17);
 
 /**
  * @generated from message switchyard.v1.Approval
@@ -1047,7 +1086,7 @@ export type Approval = Message<"switchyard.v1.Approval"> & {
  * Use `create(ApprovalSchema)` to create a new message.
  */
 export const ApprovalSchema: GenMessage<Approval> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 17);
+  messageDesc(file_switchyard_v1_packet, 18);
 
 /**
  * @generated from message switchyard.v1.ToolCall
@@ -1088,7 +1127,7 @@ export type ToolCall = Message<"switchyard.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 18);
+  messageDesc(file_switchyard_v1_packet, 19);
 
 /**
  * The outcome of the step's call. Its output is stored once, in the data field
@@ -1120,7 +1159,7 @@ export type ToolExecutionResult = Message<"switchyard.v1.ToolExecutionResult"> &
  * Use `create(ToolExecutionResultSchema)` to create a new message.
  */
 export const ToolExecutionResultSchema: GenMessage<ToolExecutionResult> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 19);
+  messageDesc(file_switchyard_v1_packet, 20);
 
 /**
  * @generated from message switchyard.v1.Reasoning
@@ -1142,7 +1181,7 @@ export type Reasoning = Message<"switchyard.v1.Reasoning"> & {
  * Use `create(ReasoningSchema)` to create a new message.
  */
 export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 20);
+  messageDesc(file_switchyard_v1_packet, 21);
 
 /**
  * @generated from message switchyard.v1.ReflectionLogEntry
@@ -1181,7 +1220,7 @@ export type ReflectionLogEntry = Message<"switchyard.v1.ReflectionLogEntry"> & {
  * Use `create(ReflectionLogEntrySchema)` to create a new message.
  */
 export const ReflectionLogEntrySchema: GenMessage<ReflectionLogEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 21);
+  messageDesc(file_switchyard_v1_packet, 22);
 
 /**
  * @generated from message switchyard.v1.SketchpadEntry
@@ -1208,7 +1247,7 @@ export type SketchpadEntry = Message<"switchyard.v1.SketchpadEntry"> & {
  * Use `create(SketchpadEntrySchema)` to create a new message.
  */
 export const SketchpadEntrySchema: GenMessage<SketchpadEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 22);
+  messageDesc(file_switchyard_v1_packet, 23);
 
 /**
  * @generated from message switchyard.v1.Hop
@@ -1249,5 +1288,5 @@ export type Hop = Message<"switchyard.v1.Hop"> & {
  * Use `create(HopSchema)` to create a new message.
  */
 export const HopSchema: GenMessage<Hop> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 23);
+  messageDesc(file_switchyard_v1_packet, 24);
 
