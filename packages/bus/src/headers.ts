@@ -3,7 +3,7 @@
  * case-sensitively, so the W3C names stay lowercase as the spec writes them.
  */
 export const Headers = {
-  /** JetStream de-duplication: `<packet id>:<hop>`. */
+  /** JetStream de-duplication: `<packet id>:<hop>`, and `:r<resumes>` once resumed (hopMessageId). */
   MsgId: "Nats-Msg-Id",
   PacketId: "Switchyard-Packet-Id",
   Hop: "Switchyard-Hop",
@@ -16,7 +16,11 @@ export const Headers = {
   TraceState: "tracestate",
 } as const;
 
-/** The message id of a packet's hop; a redelivered stage republishes the same id, which JetStream drops. */
-export function hopMessageId(packetId: string, hop: number): string {
-  return `${packetId}:${hop}`;
+/**
+ * The message id of a packet's hop; a redelivered stage republishes the same id, which JetStream
+ * drops. A packet the reconciler resumed carries its resume count in every later id: those hops
+ * may have been published before it was lost, and must not be dropped as their duplicates.
+ */
+export function hopMessageId(packetId: string, hop: number, resumes = 0): string {
+  return resumes === 0 ? `${packetId}:${hop}` : `${packetId}:${hop}:r${resumes}`;
 }

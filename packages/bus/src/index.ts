@@ -12,8 +12,10 @@ export { loadPacket, publishPacket, readStoredPacket, recordHop, startHopClock, 
 export type { HopClock } from "./packet-bus.js";
 export { addMicroService, protoEndpoint, requestReply, ServiceError } from "./micro-service.js";
 export type { AnswerStats, Endpoint, Service, ServiceIdentity } from "./micro-service.js";
+export { startReconciler } from "./reconciler.js";
+export type { ReconcileAction, Reconciler, ReconcilerOptions } from "./reconciler.js";
 export { RetryLater } from "./stage-errors.js";
-export { isNatsFailure, isTransientNatsFailure, retryWhileTransient } from "./nats-failure.js";
+export { isNatsFailure, isTransientNatsFailure, isWriteConflict, retryWhileTransient } from "./nats-failure.js";
 export { startStageWorker } from "./stage-worker.js";
 export type { StageWorker, StageWorkerOptions } from "./stage-worker.js";
 export {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { errors as natsErrors } from "@nats-io/nats-core";
-import { JetStreamApiError, JetStreamError } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError, JetStreamError } from "@nats-io/jetstream";
 
 /** Failures of the connection or the server; a bad argument (an invalid key) is the caller's own bug, not NATS being away. */
 const NATS_ERRORS: (abstract new (...args: never[]) => Error)[] = [
@@ -39,6 +39,14 @@ export function isTransientNatsFailure(error: unknown): boolean {
   if (error instanceof JetStreamApiError) return error.code === TEMPORARILY_UNAVAILABLE;
   return [natsErrors.NoRespondersError, natsErrors.TimeoutError, natsErrors.ConnectionError, natsErrors.RequestError].some(
     (type) => error instanceof type,
+  );
+}
+
+/** A KV `update` (or `create`) that lost the race: someone else wrote the entry since it was read. */
+export function isWriteConflict(error: unknown): boolean {
+  return (
+    error instanceof JetStreamApiError &&
+    (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
   );
 }
 

@@ -62,8 +62,8 @@ function packetHeaders(packet: Packet) {
  */
 export async function publishPacket(js: JetStreamClient, tracer: Tracer, stage: Stage, packet: Packet, bytes = encodePacket(packet)): Promise<void> {
   const subject = packetSubject(stage);
-  const { packetId, hop } = packet.header!;
-  const msgID = hopMessageId(packetId, hop);
+  const { packetId, hop, resumes } = packet.header!;
+  const msgID = hopMessageId(packetId, hop, resumes);
   const span = tracer.startSpan(`send ${subject}`, {
     kind: SpanKind.PRODUCER,
     attributes: packetMessageAttributes("send", subject, msgID, packet, hop),
@@ -81,10 +81,13 @@ export async function publishPacket(js: JetStreamClient, tracer: Tracer, stage: 
  * Stores a finished (or waiting) packet in the packets bucket, then announces it
  * on its done subject for the gateway that waits (announcementSubject). Storing
  * first means a gateway that misses the announcement still finds the packet.
+ * With `revision`, only over that revision of the stored packet (else it throws, and
+ * nothing is announced): whoever changed it since has the last word.
  */
-export async function storeFinishedPacket(nc: NatsConnection, packets: KV, packet: Packet): Promise<void> {
+export async function storeFinishedPacket(nc: NatsConnection, packets: KV, packet: Packet, revision?: number): Promise<void> {
   const bytes = encodePacket(packet);
-  await packets.put(packet.header!.packetId, bytes);
+  const packetId = packet.header!.packetId;
+  await (revision === undefined ? packets.put(packetId, bytes) : packets.update(packetId, bytes, revision));
   nc.publish(announcementSubject(packet.header!), bytes, { headers: packetHeaders(packet) });
 }
 

@@ -1,6 +1,5 @@
-import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
-import { catalogKey, followBucket } from "@switchyard/bus";
+import { catalogKey, followBucket, isWriteConflict } from "@switchyard/bus";
 import { decodeToolExamples, emptyExamples, encodeToolExamples } from "./tool-examples.js";
 import type { ToolExamples } from "./tool-examples.js";
 import { SHARED } from "./owners.js";
@@ -124,11 +123,3 @@ export async function followExamples(bucket: KV, changed: (tool: string) => void
 }
 
 const NONE: ReadonlyMap<string, ToolExamples> = new Map();
-
-/** Someone else wrote the entry since we read it. */
-function isWriteConflict(error: unknown): boolean {
-  return (
-    error instanceof JetStreamApiError &&
-    (error.code === JetStreamApiCodes.StreamWrongLastSequence || error.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
-  );
-}

@@ -60,6 +60,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly packetsReconciled = new Counter({
+    name: "switchyard_packets_reconciled_total",
+    help: "Packets JetStream stopped delivering that the reconciler found, by the stage they were lost at and what it did: resumed (published again) or failed (ended past the deadline or the resumes allowed)",
+    labelNames: ["stage", "action"] as const,
+    registers: [this.registry],
+  });
+
   private readonly selectionConfidence = new Histogram({
     name: "switchyard_selection_confidence",
     help: "Selection confidence of the tool chosen for packets that ended with one",
@@ -146,6 +153,11 @@ export class Metrics {
     this.packetsFinished.inc({ state: packet.state, execution_status: packet.executionStatus });
     if (packet.selectionConfidence !== undefined) this.selectionConfidence.observe(packet.selectionConfidence);
     this.reinjectionRounds.observe(packet.reinjectionRounds);
+  }
+
+  /** Records a packet lost in transit at `stage` that the reconciler resumed or ended. */
+  packetReconciled(stage: string, action: "resumed" | "failed"): void {
+    this.packetsReconciled.inc({ stage, action });
   }
 
   /** Records one MCP tools/call; `failure` is its kind when it failed. */

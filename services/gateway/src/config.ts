@@ -70,6 +70,21 @@ export const configSchema = Type.Object(
       default: 120000,
       description: "Time a packet has to finish from submission (or approval); past it a stage ends it FAILED. 0: no deadline",
     }),
+    RECONCILE_INTERVAL_MS: Type.Integer({
+      minimum: 0,
+      default: 15000,
+      description: "How often the reconciler looks for packets in flight that JetStream stopped delivering (docs/reliability.md, \"Packets JetStream stops delivering\"); 0: off",
+    }),
+    RECONCILE_HORIZON_MS: Type.Integer({
+      minimum: 1000,
+      default: 60000,
+      description: "How long a packet in flight may go unchanged before the reconciler asks the stream whether it still has a message; more than WAIT_TIMEOUT_MS, the time a first publish is tried",
+    }),
+    RECONCILE_MAX_RESUMES: Type.Integer({
+      minimum: 0,
+      default: 3,
+      description: "Times the reconciler publishes one lost packet again; past them, or past its deadline, it ends the packet FAILED (\"lost in transit at stage …\")",
+    }),
     LLM_BASE_URL: llmConfigProperties.LLM_BASE_URL,
     LLM_API_KEY: llmConfigProperties.LLM_API_KEY,
     PROXY_TOP_K: Type.Integer({

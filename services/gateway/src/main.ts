@@ -10,6 +10,7 @@ import { drainOnSignals, exitOnSettingsError, startService } from "@switchyard/r
 import { authenticatorFrom, localModeExposure } from "./auth.js";
 import { throttleAuthFailures } from "./auth-throttle.js";
 import { configSchema } from "./config.js";
+import { reconcilerSettings, runReconciler } from "./packet-reconciler.js";
 
 register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
 exitOnSettingsError("gateway");
@@ -20,6 +21,7 @@ const config = readConfig(configSchema, process.env);
 const auth = throttleAuthFailures(authenticatorFrom(config), { max: config.AUTH_FAILURE_LIMIT, windowMs: config.AUTH_FAILURE_WINDOW_MS });
 const serverUrls = serverUrlPolicy(config.SERVER_URL_ALLOW);
 const exposure = localModeExposure(config);
+const reconciling = reconcilerSettings(config);
 
 const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"]);
 const service = await startService({
@@ -37,6 +39,7 @@ const service = await startService({
   ],
 });
 if (exposure) service.logger.warn(exposure);
+if (reconciling) await runReconciler(service, reconciling);
 const { serveFrontDoors } = await import("./front-doors.js");
 await serveFrontDoors(service, config, { auth, serverUrls, ...(exposure ? { warning: exposure } : {}) });
 drainOnSignals(service);
