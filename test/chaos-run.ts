@@ -248,7 +248,9 @@ export function tallyRun(
     if (count > 1) problems.push(`"${line}" was appended ${count} times${describeRun(byToken.get(line))}`);
     if (!submitted.has(line)) problems.push(`"${line}" is in the journal but was never sent`);
   }
-  const run: FaultRun = { test, sent: accepted.length, completed, lost: accepted.length - finals.size, duplicateSideEffects };
+  // Reported, not hidden: a packet JetStream stopped delivering that the reconciler resumed.
+  const resumed = [...finals.values()].filter((packet) => (packet.header?.resumes ?? 0) > 0).length;
+  const run: FaultRun = { test, sent: accepted.length, completed, lost: accepted.length - finals.size, duplicateSideEffects, resumed };
   reportFaultRun(run);
   return { run, refused: submissions.length - accepted.length, unknownOutcomes, problems };
 }

@@ -16,6 +16,8 @@ export interface FaultRun {
   lost: number;
   /** Side effects beyond one per packet (lines counted in the tool's file). */
   duplicateSideEffects: number;
+  /** Accepted packets that ended only because the reconciler published them again (their header's `resumes`); absent where not counted. */
+  resumed?: number;
 }
 
 export function reportFaultRun(run: FaultRun): void {
