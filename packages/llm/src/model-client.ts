@@ -9,7 +9,9 @@
  * - One repair: a reply that is not a JSON object, or whose object the caller's `check`
  *   finds fault with, is sent back once with the problems; what comes back is final.
  * - Failures are answers, not exceptions: a timeout, an unreachable server, a 5xx or a
- *   4xx come back as a `ModelFailure` the stage can fall back on and record in the packet.
+ *   4xx come back as a `ModelFailure` the stage can fall back on and record in the packet,
+ *   naming the dependency, its endpoint and the outage (outage.ts); with `health`, every
+ *   request also tells the service's DependencyHealth whether the model answered.
  * - Every request is a CLIENT span `chat <model>` with the GenAI conventions' attributes
  *   (model, temperature, token usage; never the prompt or the answer) and is measured:
  *   `switchyard_model_call_duration_seconds`, `switchyard_model_call_errors_total`.
@@ -21,8 +23,10 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { ClientAttr, markFailed, processMetrics, withClientSpan } from "@switchyard/telemetry";
+import type { Dependency, DependencyHealth, DependencyReporter, Outage } from "@switchyard/telemetry";
 import type { LlmConfig, OutputMode } from "./config.js";
 import { parseJsonReply } from "./json-reply.js";
+import { endpointOf, outageOf, probeEndpoint } from "./outage.js";
 
 export interface ModelClientOptions {
   /** Up to /v1; undefined: the openai client's default. */
@@ -33,6 +37,10 @@ export interface ModelClientOptions {
   maxRetries?: number;
   /** @default "auto" */
   outputMode?: OutputMode;
+  /** What the model is to the stage, as failures and `/readyz` name it: "selection model". @default "model" */
+  role?: string;
+  /** Told of every request's outcome: the service's DependencyHealth (`DependencyHealth.watch`). */
+  health?: DependencyReporter;
 }
 
 export interface JsonRequest {
@@ -53,6 +61,10 @@ export interface ModelFailure {
   kind: FailureKind;
   /** A sentence for the packet's reflection log. */
   message: string;
+  /** Why, as a metric label and in words (outage.ts). */
+  outage: Outage;
+  /** Which model, where: with `outage`, what `outageSentence` says. */
+  dependency: Dependency;
 }
 
 export type JsonAnswer =
@@ -73,7 +85,11 @@ export class ModelClient {
   private readonly auto: boolean;
   private format: Format;
 
+  /** Host and port of the API, as an outage names it. */
+  readonly endpoint: string;
+
   constructor(readonly options: ModelClientOptions) {
+    this.endpoint = endpointOf(options.baseURL);
     this.client = new OpenAI({
       ...(options.baseURL ? { baseURL: options.baseURL } : {}),
       // The client insists on a key; local servers ignore it.
@@ -105,7 +121,18 @@ export class ModelClient {
     if (repaired.ok) return { ok: true, value: repaired.value, problems: request.check?.(repaired.value) ?? [], repaired: true };
     // The repair broke the JSON: the first answer, faults and all, is still the better one.
     if (parsed.ok) return { ok: true, value: parsed.value, problems, repaired: false };
-    return { ok: false, failure: { kind: "invalid-json", message: `${repaired.error}, after one repair attempt` } };
+    return { ok: false, failure: this.unusableAnswer(request.model, `${repaired.error}, after one repair attempt`) };
+  }
+
+  /** The failure of a model that answered, but nothing its stage can use: `message` says what is wrong with it. */
+  unusableAnswer(model: string, message: string): ModelFailure {
+    const outage: Outage = { cause: "invalid_answer", text: `gave no usable answer (${message})` };
+    return { kind: "invalid-json", message, outage, dependency: this.dependency(model) };
+  }
+
+  /** The model as a dependency of its stage: its role, name and endpoint. */
+  dependency(model: string): Dependency {
+    return { name: this.options.role ?? "model", model, endpoint: this.endpoint };
   }
 
   private async ask(request: JsonRequest, messages: ChatCompletionMessageParam[]): Promise<{ ok: true; text: string } | { ok: false; failure: ModelFailure }> {
@@ -137,11 +164,13 @@ export class ModelClient {
       try {
         const completion = await this.client.chat.completions.create(body);
         processMetrics().modelCall(body.model, seconds());
+        this.options.health?.answered();
         span.setAttributes(responseAttributes(completion));
         return { ok: true, completion };
       } catch (error) {
-        const failure = failureOf(error, this.options.timeoutMs);
+        const failure = failureOf(error, this.options.timeoutMs, this.dependency(body.model));
         processMetrics().modelCall(body.model, seconds(), failure.kind);
+        this.options.health?.failed(failure.outage);
         if (error instanceof OpenAI.APIError && error.status !== undefined) span.setAttribute(ClientAttr.HttpResponseStatusCode, error.status);
         markFailed(span, failure.kind, failure.message);
         return { ok: false, error, failure };
@@ -178,16 +207,23 @@ function responseAttributes(completion: ChatCompletion) {
   };
 }
 
-/** A client for `model`, or undefined when no model is set (the stage then uses its heuristic). */
-export function modelClientFor(config: LlmConfig, model: string): ModelClient | undefined {
+/**
+ * A client for `model`, or undefined when no model is set (the stage then uses its heuristic).
+ * With `watch`, the model is one of the service's dependencies under `watch.role`: its outages
+ * show on `/readyz` and in the log.
+ */
+export function modelClientFor(config: LlmConfig, model: string, watch?: { role: string; health: DependencyHealth }): ModelClient | undefined {
   if (model.trim() === "") return undefined;
-  return new ModelClient({
+  const options: ModelClientOptions = {
     baseURL: config.LLM_BASE_URL || undefined,
     apiKey: config.LLM_API_KEY,
     timeoutMs: config.LLM_TIMEOUT_MS,
     maxRetries: config.LLM_MAX_RETRIES,
     outputMode: config.LLM_OUTPUT_MODE,
-  });
+  };
+  if (!watch) return new ModelClient(options);
+  const dependency = { name: watch.role, model, endpoint: endpointOf(options.baseURL) };
+  return new ModelClient({ ...options, role: watch.role, health: watch.health.watch(dependency, () => probeEndpoint(options)) });
 }
 
 function responseFormat(format: Format, request: JsonRequest): Pick<ChatCompletionCreateParamsNonStreaming, "response_format"> {
@@ -216,12 +252,8 @@ function isFormatRejection(err: unknown): boolean {
   return err instanceof OpenAI.APIError && (err.status === 400 || err.status === 422);
 }
 
-function failureOf(err: unknown, timeoutMs: number): ModelFailure {
-  if (err instanceof OpenAI.APIConnectionTimeoutError) return { kind: "timeout", message: `the model did not answer within ${timeoutMs} ms` };
-  if (err instanceof OpenAI.APIConnectionError) return { kind: "unavailable", message: `the model could not be reached (${err.message})` };
-  if (err instanceof OpenAI.APIError && err.status !== undefined) {
-    const kind: FailureKind = err.status >= 500 || err.status === 429 ? "unavailable" : "refused";
-    return { kind, message: `the model answered HTTP ${err.status} (${err.message})` };
-  }
-  return { kind: "unavailable", message: `the model call failed (${(err as Error).message ?? String(err)})` };
+function failureOf(err: unknown, timeoutMs: number, dependency: Dependency): ModelFailure {
+  const outage = outageOf(err, timeoutMs);
+  const kind: FailureKind = outage.cause === "http_4xx" || outage.cause === "bad_request" ? "refused" : outage.cause === "timeout" ? "timeout" : "unavailable";
+  return { kind, message: `the model ${outage.text}`, outage, dependency };
 }

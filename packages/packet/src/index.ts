@@ -1,6 +1,7 @@
 export {
   ApprovalSchema,
   DataFieldSchema,
+  FallbackSchema,
   HopSchema,
   IntentSchema,
   Packet_State,
@@ -24,6 +25,7 @@ export {
 export type {
   Approval,
   DataField,
+  Fallback,
   Hop,
   Intent,
   Packet,
@@ -149,3 +151,4 @@ export { clamp01 } from "./scores.js";
 export { LOCAL_TENANT, ownToolName, SERVER_NAME_PATTERN, TENANT_PATTERN, toolVisibleTo } from "./tenant.js";
 export { givenAnnotations } from "./tool-annotations.js";
 export type { AnnotationFields } from "./tool-annotations.js";
+export { addFallback } from "./fallbacks.js";

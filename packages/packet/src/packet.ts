@@ -19,6 +19,7 @@ import {
   Turn_Role,
   TurnSchema,
 } from "./gen/switchyard/v1/packet_pb.js";
+import { withFallbacks } from "./fallbacks.js";
 import type { Intent, Packet, PacketApprovalSummary, PacketContent, PacketSummary, Reasoning, ToolRoutingState, ToolScope, Turn } from "./gen/switchyard/v1/packet_pb.js";
 
 /** The default cap on reinjection rounds (seed 000 §3.1). */
@@ -169,11 +170,12 @@ export function latestToolOutput(packet: Packet): JsonValue | undefined {
 
 /**
  * Ends the packet: the state it finished in, and why, in words a person can act on
- * (docs/packet-outcomes.md lists the outcomes and their reasons).
+ * (docs/packet-outcomes.md lists the outcomes and their reasons), followed by each outage a
+ * stage's fallback stood in for (`addFallback`).
  */
 export function finish(packet: Packet, state: Packet_State, reason: string): Packet {
   packet.state = state;
-  packet.stateReason = reason;
+  packet.stateReason = withFallbacks(reason, packet.fallbacks);
   if (packet.header) packet.header.updatedAt = timestampNow();
   return packet;
 }

@@ -6,7 +6,7 @@ export type { EmbeddingCacheOptions } from "./embedding-cache.js";
 export { dot, LocalEmbedder, normalize } from "./embedder.js";
 export type { Embedder, LocalEmbedderOptions } from "./embedder.js";
 export { NameIndex } from "./name-match.js";
-export { EmbeddingDimensionError, OpenAIEmbedder } from "./openai-embedder.js";
+export { EmbeddingDimensionError, EmbeddingRequestError, OpenAIEmbedder } from "./openai-embedder.js";
 export type { OpenAIEmbedderOptions } from "./openai-embedder.js";
 export { DEFAULT_MIN_SCORE, isNoTool, judgeToolNeed } from "./relevance.js";
 export type { NoToolSettings, ToolNeedGateSettings, ToolNeedVerdict } from "./relevance.js";

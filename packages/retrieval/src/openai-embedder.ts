@@ -34,6 +34,16 @@ export interface OpenAIEmbedderOptions {
    * queries; about 30 MB at 768 dimensions).
    */
   cache?: EmbeddingCache;
+  /** Told after every request to the endpoint: with its error when it failed, bare when it answered. */
+  onOutcome?: (error?: unknown) => void;
+}
+
+/**
+ * A request to the endpoint failed, or was not made because one failed moments ago
+ * (`cooldownMs`); `cause` holds the client's error, down to the socket's.
+ */
+export class EmbeddingRequestError extends Error {
+  override readonly name = "EmbeddingRequestError";
 }
 
 /** An answer's vector is not as long as the model's others (or as configured). */
@@ -68,6 +78,8 @@ export class OpenAIEmbedder implements Embedder {
   private readonly cooldownMs: number;
   private downUntil = 0;
   private lastFailure = "";
+  private lastError: unknown;
+  private readonly onOutcome: ((error?: unknown) => void) | undefined;
 
   constructor(options: OpenAIEmbedderOptions) {
     const baseURL = options.baseURL.replace(/\/+$/, ""); // trailing slashes: one URL, one cache id
@@ -75,6 +87,7 @@ export class OpenAIEmbedder implements Embedder {
     this.configured = options.dimensions;
     this.batchSize = options.batchSize ?? 64;
     this.cooldownMs = options.cooldownMs ?? 5000;
+    this.onOutcome = options.onOutcome;
     for (const [option, value, min] of [
       ["dimensions", this.configured ?? 1, 1],
       ["batchSize", this.batchSize, 1],
@@ -120,7 +133,7 @@ export class OpenAIEmbedder implements Embedder {
 
   private async requestBatch(input: string[]): Promise<Float32Array[]> {
     const wait = this.downUntil - Date.now();
-    if (wait > 0) throw new Error(`embeddings endpoint unavailable for ${wait} ms more, after: ${this.lastFailure}`);
+    if (wait > 0) throw new EmbeddingRequestError(`embeddings endpoint unavailable for ${wait} ms more, after: ${this.lastFailure}`, { cause: this.lastError });
     let response;
     try {
       response = await this.client.embeddings.create({
@@ -132,9 +145,12 @@ export class OpenAIEmbedder implements Embedder {
       });
     } catch (error) {
       this.lastFailure = `${this.model} at ${this.client.baseURL}: ${error instanceof Error ? error.message : String(error)}`;
+      this.lastError = error;
       this.downUntil = Date.now() + this.cooldownMs;
-      throw new Error(`embeddings request failed: ${this.lastFailure}`, { cause: error });
+      this.onOutcome?.(error);
+      throw new EmbeddingRequestError(`embeddings request failed: ${this.lastFailure}`, { cause: error });
     }
+    this.onOutcome?.();
     const data = Array.isArray(response.data) ? response.data : [];
     if (data.length !== input.length) throw new Error(`embedding model ${this.model} returned ${data.length} vectors for ${input.length} texts`);
     const vectors: Float32Array[] = [];

@@ -24,8 +24,9 @@ import { parseList, readConfig } from "@switchyard/config";
 import { referenceCandidates, resolveCandidates } from "@switchyard/packet";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
 import type { Static, TObject } from "typebox";
-import { createLogger, INSTANCE, initTracing, processMetrics, SWITCHYARD_VERSION } from "@switchyard/telemetry";
+import { createLogger, DependencyHealth, INSTANCE, initTracing, processMetrics, SWITCHYARD_VERSION } from "@switchyard/telemetry";
 import type { Logger, Tracing, TracingOptions } from "@switchyard/telemetry";
+import { downMetadata, readiness } from "./readiness.js";
 import { exitOnSettingsError, listenOrExit } from "./listen.js";
 import { runtimeConfigSchema } from "./runtime-config.js";
 import type { RuntimeConfig } from "./runtime-config.js";
@@ -52,12 +53,19 @@ export interface ServiceContext {
   tracer: Tracer;
   topology: TopologyOptions;
   /**
+   * The dependencies the service is configured with (its model, the embeddings endpoint) and
+   * which are down: `/readyz` answers 200 `{"status":"degraded","down":[…]}` while any is, and
+   * the process's NATS micro service says so in its metadata (`down`), where the gateway reads
+   * the whole fleet's (`$SRV.INFO`).
+   */
+  dependencies: DependencyHealth;
+  /**
    * Serves exactly these request/reply endpoints as this process's NATS micro service
    * (`$SRV.INFO` lists them). The service is added anew with them and only then the
    * one before stopped, so a request finds an answer throughout.
    */
   serveEndpoints(endpoints: readonly Endpoint[]): Promise<void>;
-  /** Marks the service ready (or not) for /readyz; the "ready" log line carries `details` (ports, counts). */
+  /** Marks the service ready (or not) for /readyz; the "ready" log line carries `details` (ports, counts) and the dependencies that are down. */
   setReady(ready: boolean, details?: Record<string, unknown>): void;
   /** Registers work to undo at shutdown, run in reverse order before the NATS connection drains. */
   onStop(stop: () => Promise<void> | void): void;
@@ -95,9 +103,28 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
   const packets = await openBucket(nc, PACKETS_BUCKET, topology, config.PACKET_RETENTION_HOURS * 3_600_000);
 
   // Every process is a micro service, endpoints or not: `$SRV.PING` and `nats micro ls` see the whole fleet.
-  const identity = { name: options.name, version: SWITCHYARD_VERSION, description: options.description, metadata: { instance: INSTANCE } };
-  let micro: Service = await addMicroService(nc, identity, [], logger);
+  const dependencies = new DependencyHealth(logger);
+  const identity = () => ({
+    name: options.name,
+    version: SWITCHYARD_VERSION,
+    description: options.description,
+    metadata: { instance: INSTANCE, ...downMetadata(dependencies.down()) },
+  });
+  let served: readonly Endpoint[] = [];
+  let micro: Service = await addMicroService(nc, identity(), served, logger);
   let endpointsChanged = Promise.resolve();
+  /** The micro service added anew (the last call's endpoints, the current metadata), and only then the one before stopped. */
+  const readdMicro = () => {
+    // One change at a time, so the last call's endpoints are the ones served.
+    endpointsChanged = endpointsChanged.then(async () => {
+      const before = micro;
+      micro = await addMicroService(nc, identity(), served, logger);
+      await before.stop();
+    });
+    return endpointsChanged;
+  };
+  // A dependency's metadata is fixed when its micro service is added: a change of health adds it anew.
+  dependencies.onChange(() => void readdMicro().catch((error: unknown) => logger.error({ err: error }, "micro service not updated")));
 
   let ready = false;
   const stops: (() => Promise<void> | void)[] = [];
@@ -107,7 +134,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
     health = fastify();
     health.get("/healthz", async () => ({ status: "ok" }));
     health.get("/readyz", async (_request, reply) =>
-      ready && !nc.isClosed() ? { status: "ready" } : reply.code(503).send({ status: "not ready" }),
+      ready && !nc.isClosed() ? readiness(dependencies.down()) : reply.code(503).send({ status: "not ready" }),
     );
     health.get("/metrics", async (_request, reply) => {
       const { contentType, body } = await processMetrics().exposition();
@@ -125,20 +152,17 @@ export async function startService(options: ServiceOptions): Promise<ServiceCont
     logger,
     tracer: tracing.tracer,
     topology,
+    dependencies,
     serveEndpoints(endpoints) {
-      // One change at a time, so the last call's endpoints are the ones served.
-      endpointsChanged = endpointsChanged.then(async () => {
-        const before = micro;
-        micro = await addMicroService(nc, identity, endpoints, logger);
-        await before.stop();
-      });
-      return endpointsChanged;
+      served = endpoints;
+      return readdMicro();
     },
     setReady(value, details = {}) {
       ready = value;
       const address = health?.server.address();
       const healthPort = typeof address === "object" && address ? address.port : undefined;
-      if (value) logger.info({ healthPort, ...details }, "ready");
+      const down = dependencies.down();
+      if (value) logger.info({ healthPort, ...details, ...(down.length > 0 ? { down } : {}) }, "ready");
     },
     onStop(stop) {
       stops.push(stop);
@@ -214,8 +238,8 @@ export interface StageServiceOptions<S extends TObject, D> extends ServiceOption
   stage: Stage;
   /** The service's own settings, read from `env` before anything starts. */
   configSchema: S;
-  /** The stage's dependencies (its settings, the model or policy it plugs in), made once from the settings. */
-  deps: (config: Static<S>) => D;
+  /** The stage's dependencies (its settings, the model or policy it plugs in), made once from the settings; a model registers with `health`. */
+  deps: (config: Static<S>, health: DependencyHealth) => D;
   /** The stage itself: one packet and its dependencies. */
   handle: (packet: Packet, deps: D) => StageOutcome | Promise<StageOutcome>;
   /**
@@ -229,11 +253,13 @@ export interface StageServiceOptions<S extends TObject, D> extends ServiceOption
 /** The whole life of a service that is one stage and nothing else: settings, NATS, the stage, drain on signals. */
 export async function runStageService<S extends TObject, D>(options: StageServiceOptions<S, D>): Promise<ServiceContext> {
   exitOnSettingsError(options.name);
-  const deps = options.deps(readConfig(options.configSchema, options.env));
+  const config = readConfig(options.configSchema, options.env);
   const service = await startService(options);
+  const deps = options.deps(config, service.dependencies);
   drainOnSignals(service);
   const handle = options.readsCandidates ? await withCandidateDefinitions(service, options.handle) : options.handle;
   await runStage(service, options.stage, (packet) => handle(packet, deps));
+  await service.dependencies.checkAll();
   service.setReady(true);
   return service;
 }

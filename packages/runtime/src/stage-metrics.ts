@@ -10,16 +10,18 @@ type Handler = (packet: Packet) => StageOutcome | Promise<StageOutcome>;
 /**
  * The stage's handler, measured: every run records how long the stage took and where the
  * packet went (the next stage, or the state it ended in), and a packet that ended records
- * how. A handler that throws counts as ending FAILED, which is what the stage worker makes
- * of it.
+ * how, and each fallback the stage recorded on the packet (`addFallback`) is counted. A
+ * handler that throws counts as ending FAILED, which is what the stage worker makes of it.
  */
 export function measuredHandler(metrics: Metrics, stage: Stage, handle: Handler): Handler {
   return async (packet) => {
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
+    const earlier = new Set(packet.fallbacks);
     let outcome: StageOutcome;
     try {
       outcome = await handle(packet);
+      for (const fallback of packet.fallbacks) if (!earlier.has(fallback)) metrics.fellBack(fallback.stage, fallback.dependency, fallback.cause);
     } catch (error) {
       metrics.stageRun(stage, Packet_State[Packet_State.FAILED], seconds());
       metrics.packetFinished(finishedPacket(packet, Packet_State.FAILED));

@@ -6,3 +6,5 @@ export { maskSecrets, recordableText } from "./secrets.js";
 export { Metrics, processMetrics } from "./metrics.js";
 export type { ConsumerBacklog, FinishedPacket } from "./metrics.js";
 export { ClientAttr, markFailed, withClientSpan } from "./client-spans.js";
+export { DependencyHealth, fallbackOf, isDown, outageSentence } from "./dependency-health.js";
+export type { Dependency, DependencyCheck, DependencyReporter, Outage, OutageCause } from "./dependency-health.js";

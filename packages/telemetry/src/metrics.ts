@@ -111,6 +111,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly fallbacks = new Counter({
+    name: "switchyard_fallbacks_total",
+    help: "Packets a stage decided without a dependency it is configured with (a model, the embeddings endpoint), by stage, dependency and cause",
+    labelNames: ["stage", "dependency", "cause"] as const,
+    registers: [this.registry],
+  });
+
+  private readonly dependencyUp = new Gauge({
+    name: "switchyard_dependency_up",
+    help: "1 while a configured dependency (a model, the embeddings endpoint) answers, 0 while it is down and the stage uses its built-in fallback",
+    labelNames: ["dependency"] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     // prom-client names these three gauges with `_total`, a suffix Prometheus keeps for
@@ -170,6 +184,16 @@ export class Metrics {
   modelCall(model: string, seconds: number, failure?: string): void {
     this.modelDuration.observe({ model }, seconds);
     if (failure !== undefined) this.modelErrors.inc({ model, kind: failure });
+  }
+
+  /** Records one packet a stage decided by its fallback because `dependency` failed with `cause`. */
+  fellBack(stage: string, dependency: string, cause: string): void {
+    this.fallbacks.inc({ stage, dependency, cause });
+  }
+
+  /** Records whether a configured dependency answers. */
+  dependencyState(dependency: string, up: boolean): void {
+    this.dependencyUp.set({ dependency }, up ? 1 : 0);
   }
 
   /**

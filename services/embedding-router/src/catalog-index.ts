@@ -33,7 +33,11 @@ export async function indexCatalog(
   index: ToolIndex,
   logger: Logger,
   examples?: KV,
-  options: { retryMs?: number } = {},
+  options: {
+    retryMs?: number;
+    /** Failures someone else reports (the embeddings endpoint's outage, logged once by its DependencyHealth): logged at debug. */
+    reportedElsewhere?: (error: unknown) => boolean;
+  } = {},
 ): Promise<CatalogIndex> {
   // A tool that fails to index (the embeddings endpoint is down) is tried
   // again with backoff, so the router does not stay without it until the
@@ -74,7 +78,8 @@ export async function indexCatalog(
       () => undefined,
       (error: unknown) => {
         const delay = Math.min(60_000, retryMs * 2 ** attempt);
-        logger.warn({ err: error, tool: tool.name, retryInMs: delay }, "indexing a tool failed; it will be tried again");
+        const level = options.reportedElsewhere?.(error) ? "debug" : "warn";
+        logger[level]({ err: error, tool: tool.name, retryInMs: delay }, "indexing a tool failed; it will be tried again");
         const timer = setTimeout(() => {
           retries.delete(key);
           // Only if no newer version of the tool has been indexed meanwhile.

@@ -15,34 +15,41 @@ import {
 import { readConfig } from "@switchyard/config";
 import { encodeRouteResponse, RankToolsRequestSchema, RankToolsResponseSchema, RouteRequestSchema, RouteResponseSchema } from "@switchyard/packet";
 import { buildQuery } from "@switchyard/request-text";
-import { LocalEmbedder, QdrantIndex, ToolNeedModel } from "@switchyard/retrieval";
+import { EmbeddingRequestError, LocalEmbedder, QdrantIndex, ToolNeedModel } from "@switchyard/retrieval";
 import { drainOnSignals, exitOnSettingsError, runStage, startService } from "@switchyard/runtime";
 import { BroughtTools } from "./brought-tools.js";
 import { indexCatalog } from "./catalog-index.js";
 import { learnFromFinishedPackets, learningEndpoints } from "./learning-endpoints.js";
 import { configSchema } from "./config.js";
-import { chooseEmbedder } from "./choose-embedder.js";
+import { chooseEmbedder, watchEmbeddings } from "./choose-embedder.js";
 import { chooseIndex } from "./choose-index.js";
 import { routeWithFallback } from "./fallback.js";
+import { OfflineIndex } from "./offline-index.js";
 import { routeStage } from "./route.js";
 import type { RouteQuery } from "./route.js";
 
 exitOnSettingsError("embedding-router");
 const config = readConfig(configSchema, process.env);
 const service = await startService({ name: "embedding-router", description: "narrows the catalog to a few candidate tools (stage route); serves route-only requests, ranking and learning", env: process.env, defaultHealthPort: 8082 });
-const embedder = chooseEmbedder(config);
+const embeddings = watchEmbeddings(config, service.dependencies);
+const embedder = chooseEmbedder(config, embeddings);
 service.logger.info({ embedder: embedder.id }, "embedder chosen");
 const index = await chooseIndex(config, embedder, (error) => service.logger.warn({ err: error }, "tool vectors not stored"));
 service.logger.info({ index: config.QDRANT_URL ? `qdrant ${config.QDRANT_COLLECTION}` : "embedded" }, "tool index ready");
 const examples = await openBucket(service.nc, EXAMPLES_BUCKET, service.topology);
 const pendingLessons = await openBucket(service.nc, PENDING_LESSONS_BUCKET, service.topology, PENDING_LESSONS_TTL_MS);
-const catalog = await indexCatalog(await openBucket(service.nc, CATALOG_BUCKET, service.topology), index, service.logger, examples);
+const catalog = await indexCatalog(await openBucket(service.nc, CATALOG_BUCKET, service.topology), index, service.logger, examples, {
+  reportedElsewhere: (error) => error instanceof EmbeddingRequestError,
+});
 // Qdrant outlives the router: tools dropped from the catalog while no router ran leave now.
 if (index instanceof QdrantIndex) await index.prune(catalog.all().map((tool) => tool.name));
 service.onStop(() => catalog.stop());
+// Only a router with an embeddings endpoint can lose it: the offline router's index is the fallback's.
+const offline = embeddings ? new OfflineIndex(config.ROUTER_DENSE_WEIGHT) : undefined;
 const route = async (query: RouteQuery) => {
-  const result = await routeWithFallback(index, catalog, query, config);
-  if (result.warnings.length > 0) service.logger.warn({ warnings: result.warnings }, "routing fell back");
+  const result = await routeWithFallback(index, catalog, query, config, { ...(offline ? { offline } : {}), ...(embeddings ? { embeddings } : {}) });
+  // The outage itself is logged once, when the endpoint goes down (DependencyHealth); each request's fallback only at debug.
+  if (result.warnings.length > 0) service.logger[result.fallback ? "debug" : "warn"]({ warnings: result.warnings }, "routing fell back");
   return result;
 };
 
@@ -85,4 +92,5 @@ const toolNeed = {
   model: config.ROUTER_TOOL_NEED_MODEL ? ToolNeedModel.read(config.ROUTER_TOOL_NEED_MODEL) : undefined,
 };
 await runStage(service, "route", (packet) => routeStage(packet, { route, catalogStats: () => catalog.stats(), englishOnly: embedder instanceof LocalEmbedder, toolNeed }));
+await service.dependencies.checkAll();
 service.setReady(true, { tools: index.size });

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import {
+  addFallback,
   addReflection,
   candidateByReference,
   contentOf,
@@ -13,7 +14,7 @@ import {
   ToolNeedVerdictSchema,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
-import type { Packet, RoutingCandidate, StageOutcome, ToolDefinition } from "@switchyard/packet";
+import type { Fallback, Packet, RoutingCandidate, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import type { Config } from "./config.js";
 import { DEFAULT_TOOL_NEED_THRESHOLD, isNoTool, judgeToolNeed, matchesFilter } from "@switchyard/retrieval";
 import { foreignLanguage } from "@switchyard/request-text";
@@ -88,6 +89,8 @@ export interface RouteResult {
   warnings: string[];
   /** Set when no tool matched (core tools aside): how many tools were searched, the catalog within the request's filter. */
   searched?: number;
+  /** Set when the embeddings endpoint failed and routing fell back: the packet's record of it (`addFallback`). */
+  fallback?: Pick<Fallback, "stage" | "dependency" | "cause" | "detail">;
 }
 
 export interface RouteStageDeps {
@@ -133,12 +136,13 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   const query = (intentOf(packet).query || content.originalPrompt).trim();
   const context = intentOf(packet).queryContext;
   const scope = scopeOf(packet);
-  const { candidates, warnings, searched } = await deps.route({
+  const { candidates, warnings, searched, fallback } = await deps.route({
     query,
     context,
     filter: { tools: scope.tools, pools: scope.pools, domains: scope.domains, tenant: packet.header?.tenant ?? "" },
   });
   if (warnings.length > 0) addReflection(packet, { step: "route", summary: `routing fell back: ${warnings.join("; ")}` });
+  if (fallback) addFallback(packet, fallback);
 
   const routing = routingOf(packet);
   // By reference: the stages after this one look each tool's definition up in their own copy of the catalog.

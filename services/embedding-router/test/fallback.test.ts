@@ -7,9 +7,12 @@ import type { ScoredTool, ToolFilter, ToolIndex } from "@switchyard/retrieval";
 import { catalogTool as tool, filesystemTools, startScriptedOpenAIServer } from "@switchyard/test-fixtures";
 // the scripted OpenAI-compatible server is the test double of a remote embeddings API
 import type { ScriptedOpenAIServer } from "@switchyard/test-fixtures";
+import { outageOf } from "@switchyard/llm";
+import { DependencyHealth } from "@switchyard/telemetry";
 import { defaultConfig } from "../src/config.js";
 import type { Config } from "../src/config.js";
 import { routeWithFallback, wholeCatalog } from "../src/fallback.js";
+import { OfflineIndex } from "../src/offline-index.js";
 import type { RouterCatalog } from "../src/fallback.js";
 import { routeStage } from "../src/route.js";
 
@@ -121,6 +124,28 @@ describe("route fallback (embedder behind the scripted OpenAI-compatible server)
     const { candidates, warnings } = await routeWithFallback(empty, catalog, { query: "list the files in notes" }, config);
     assert.equal(candidates.length, TOOLS.length);
     assert.match(warnings[0]!, new RegExp(`no tool found, but ${TOOLS.length} catalog tool\\(s\\) are not indexed`));
+  });
+
+  it("fallback - tools that could not be embedded, with the built-in embedder's index: ranked as the offline router ranks, scored, and the outage recorded for the packet", async () => {
+    const embeddings = new DependencyHealth({ info: () => undefined }).watch({ name: "embeddings endpoint", model: "scripted-embed", endpoint: new URL(server.url).host });
+    const empty = new EmbeddedIndex(new OpenAIEmbedder({ baseURL: server.url, model: "scripted-embed", maxRetries: 0, cooldownMs: 0, onOutcome: (error) => (error ? embeddings.failed(outageOf(error)) : embeddings.answered()) }));
+    server.script = { failWith: 503 };
+    await assert.rejects(empty.upsert(TOOLS), /503/);
+    const offline = new OfflineIndex();
+    const routed = await routeWithFallback(empty, catalog, { query: "please read the file notes/todo.md" }, config, { offline, embeddings });
+    // The same list a router without EMBEDDINGS_BASE_URL gives.
+    const offlineRouter = await routeWithFallback(await offline.of(TOOLS), catalog, { query: "please read the file notes/todo.md" }, config);
+    assert.deepEqual(names(routed.candidates), names(offlineRouter.candidates));
+    assert.deepEqual(offlineRouter.warnings, []);
+    assert.equal(routed.candidates[0]?.tool?.name, "filesystem.read_text_file");
+    assert.ok(routed.candidates[0]!.score > 0, "scored, not the unscored catalog");
+    assert.deepEqual(routed.warnings, [`no tool found, but ${TOOLS.length} catalog tool(s) are not indexed (their embedding failed); ranked the catalog with the built-in embedder`]);
+    assert.equal(routed.fallback?.cause, "http_5xx");
+    assert.match(routed.fallback?.detail ?? "", /^the embeddings endpoint scripted-embed at 127\.0\.0\.1:\d+ answered HTTP 503 .*, so the router ranked the catalog with the built-in embedder$/);
+    // A tool that leaves the catalog leaves the offline index too.
+    const fewer = catalogOf(TOOLS.filter((t) => t.name !== "filesystem.read_text_file"));
+    const after = await routeWithFallback(empty, fewer, { query: "please read the file notes/todo.md" }, config, { offline, embeddings });
+    assert.ok(!names(after.candidates).includes("filesystem.read_text_file"));
   });
 
   it("fallback - an empty allowed catalog stays empty (nothing outside the filter to offer)", async () => {

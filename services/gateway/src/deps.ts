@@ -107,6 +107,8 @@ export interface GatewayDeps {
   removeServer(name: string): Promise<void>;
   /** True once the gateway can take requests (bus connected, streams there); drives /readyz. */
   isReady(): boolean;
+  /** The configured dependencies (models, the embeddings endpoint) that any service of the fleet says are down, for /readyz's body. */
+  downDependencies(): Promise<string[]>;
 }
 
 /**

@@ -7,6 +7,7 @@ import { Attr, loadPacket, packetTraceContext, setDeadline, startHopClock } from
 import { removeExample, SHARED, updateToolExamples } from "@switchyard/learning";
 import { encodePacket, ListExamplesResponseSchema, newPacket, Packet_State } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
+import { downInFleet } from "@switchyard/runtime";
 import { approveCall, denyCall } from "./approvals.js";
 import { followCatalogView } from "./catalog-view.js";
 import { GatewayError, ownedBy } from "./deps.js";
@@ -195,6 +196,8 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     }),
 
     isReady: () => availability.connected(),
+    // What every service's NATS micro metadata says; a fleet that does not answer in time names nothing rather than failing the probe.
+    downDependencies: () => downInFleet(nc).catch(() => []),
 
     close: () => {
       catalog.stop();

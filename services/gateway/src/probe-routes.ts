@@ -1,5 +1,6 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { readiness } from "@switchyard/runtime";
 import { processMetrics } from "@switchyard/telemetry";
 import type { GatewayDeps } from "./deps.js";
 import { errorBody } from "./errors.js";
@@ -10,9 +11,13 @@ import { errorResponse } from "./response-schemas.js";
  * without credentials, and they say nothing about any tenant's packets or tools.
  * (The OpenAPI document at /docs is open too: it describes the API, holds no data.)
  */
-export function probeRoutes(deps: Pick<GatewayDeps, "isReady">): FastifyPluginAsyncTypebox {
+export function probeRoutes(deps: Pick<GatewayDeps, "isReady" | "downDependencies">): FastifyPluginAsyncTypebox {
   return async (app) => {
     const probeBody = Type.Object({ status: Type.String() });
+    const readyBody = Type.Object({
+      status: Type.Union([Type.Literal("ready"), Type.Literal("degraded")]),
+      down: Type.Optional(Type.Array(Type.String(), { description: "Configured dependencies that do not answer; their stages decide by built-in fallbacks meanwhile" })),
+    });
     app.get(
       "/healthz",
       {
@@ -32,14 +37,14 @@ export function probeRoutes(deps: Pick<GatewayDeps, "isReady">): FastifyPluginAs
       {
         schema: {
           operationId: "readyz",
-          summary: "Readiness: 200 when the gateway can take requests",
+          summary: "Readiness: 200 when the gateway can take requests; degraded names the fleet's configured dependencies that are down",
           tags: ["health"],
           security: [],
-          response: { 200: probeBody, 503: errorResponse("Not ready") },
+          response: { 200: readyBody, 503: errorResponse("Not ready") },
         },
       },
       async (_request, reply) =>
-        deps.isReady() ? { status: "ready" } : reply.code(503).send(errorBody(503, "not ready")),
+        deps.isReady() ? readiness(await deps.downDependencies()) : reply.code(503).send(errorBody(503, "not ready")),
     );
 
     // Prometheus scrapes this; it is not part of the API, so not in the OpenAPI document.

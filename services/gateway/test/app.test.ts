@@ -286,6 +286,15 @@ describe("gateway http - probes", () => {
     assert.equal((await app.inject({ method: "GET", url: "/healthz" })).statusCode, 200, "liveness ignores readiness");
   });
 
+  it("gateway http - readyz stays 200 with a model down, and its body names it", async () => {
+    const { deps, app } = setup();
+    assert.deepEqual((await app.inject({ method: "GET", url: "/readyz" })).json(), { status: "ready" });
+    deps.down = ["embeddings endpoint", "selection model"];
+    const degraded = await app.inject({ method: "GET", url: "/readyz" });
+    assert.equal(degraded.statusCode, 200);
+    assert.deepEqual(degraded.json(), { status: "degraded", down: ["embeddings endpoint", "selection model"] });
+  });
+
   it("gateway http - /metrics serves the process's metrics in Prometheus text format", async () => {
     const { app } = setup();
     processMetrics().modelCall("gateway-test-model", 0.25);

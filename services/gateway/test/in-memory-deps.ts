@@ -318,6 +318,13 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return this.ready;
   }
 
+  /** What /readyz names as down; tests set it. */
+  down: string[] = [];
+
+  async downDependencies() {
+    return this.down;
+  }
+
   private awaitingApproval(tenant: string, packetId: string): Packet {
     const packet = ownedBy(this.packets.get(packetId), tenant);
     if (!packet) throw new GatewayError("not_found", `no packet with id ${packetId}`);

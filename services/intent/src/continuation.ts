@@ -5,9 +5,10 @@
  * Without INTENT_MODEL the plan the rules split from the request decides alone. The
  * reinjection cap still holds: a step the model adds runs only while the loop may go on.
  */
-import { addReflection, contentOf, fromValue, intentOf, isFinal, routingOf, TOOL_RESULT_FIELD, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import { addFallback, addReflection, contentOf, fromValue, intentOf, isFinal, routingOf, TOOL_RESULT_FIELD, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
 import type { ModelClient } from "@switchyard/llm";
+import { fallbackOf } from "@switchyard/telemetry";
 import type { Config } from "./config.js";
 import { REFLECTION_STEP } from "./intent.js";
 
@@ -46,8 +47,9 @@ export async function judgeContinuation(packet: Packet, client: ModelClient, con
   });
   const model = `model ${config.INTENT_MODEL}`;
   if (!answer.ok || typeof answer.value["answered"] !== "boolean") {
-    const why = answer.ok ? "its answer has no usable verdict" : answer.failure.message;
-    addReflection(packet, { step: REFLECTION_STEP, summary: `${model} could not judge the results (${why}); the plan decides` });
+    const failure = answer.ok ? client.unusableAnswer(config.INTENT_MODEL, "its answer has no usable verdict") : answer.failure;
+    addReflection(packet, { step: REFLECTION_STEP, summary: `${model} could not judge the results (${failure.message}); the plan decides` });
+    addFallback(packet, fallbackOf(REFLECTION_STEP, failure, "the plan decided whether to go on"));
     return;
   }
   const reasoning = typeof answer.value["reasoning"] === "string" ? answer.value["reasoning"] : "";

@@ -15,7 +15,8 @@ function* toolNames(): Iterable<string> {
   for (const tool of catalog.all()) yield tool.name;
 }
 drainOnSignals(service);
-const model = modelClientFor(config, config.INTENT_MODEL);
+const model = modelClientFor(config, config.INTENT_MODEL, { role: "intent model", health: service.dependencies });
 const deps = { config, catalog: { toolNames }, ...(model ? { model } : {}) };
 await runStage(service, "intent", (packet) => intentStage(packet, deps));
+await service.dependencies.checkAll();
 service.setReady(true);

@@ -4,9 +4,10 @@
  * rules first, then the configured model). Without INTENT_MODEL, or when the model cannot
  * answer, the message goes on undecided and the router weighs it.
  */
-import { addReflection, contentOf, intentOf, isFinal, Turn_Role } from "@switchyard/packet";
+import { addFallback, addReflection, contentOf, intentOf, isFinal, Turn_Role } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
 import type { ModelClient } from "@switchyard/llm";
+import { fallbackOf } from "@switchyard/telemetry";
 import type { Config } from "./config.js";
 import { decideToolNeed, REFLECTION_STEP, verdictOf } from "./intent.js";
 import type { IntentCatalog } from "./intent.js";
@@ -64,8 +65,9 @@ export async function askToolNeed(
   });
   const model = `model ${config.INTENT_MODEL}`;
   if (!answer.ok || typeof answer.value["needs_tool"] !== "boolean") {
-    const why = answer.ok ? "its answer has no usable verdict" : answer.failure.message;
-    addReflection(packet, { step: REFLECTION_STEP, summary: `${model} could not say whether a tool is needed (${why}); the router decides` });
+    const failure = answer.ok ? client.unusableAnswer(config.INTENT_MODEL, "its answer has no usable verdict") : answer.failure;
+    addReflection(packet, { step: REFLECTION_STEP, summary: `${model} could not say whether a tool is needed (${failure.message}); the router decides` });
+    addFallback(packet, fallbackOf(REFLECTION_STEP, failure, "the router's tool-need gate decided whether a tool is needed"));
     return undefined;
   }
   const reason = typeof answer.value["reason"] === "string" ? answer.value["reason"].trim() : "";

@@ -74,6 +74,7 @@ describe("intent with a model (against the scripted OpenAI-compatible server)", 
     await judgeContinuation(packet, client, config);
     assert.deepEqual(decideIntent(packet, config), { done: true });
     assert.match(summaries(packet), /model scripted-intent could not judge the results \(the model answered HTTP 503/);
+    assert.match(packet.stateReason, /\. Decided without: the model scripted-intent at [\d.:]+ answered HTTP 503 .*, so the plan decided whether to go on\.$/, "the finished packet names the outage");
   });
 
   it("intent model - not asked after a dry run, a failure, or at the reinjection cap", async () => {

@@ -79,6 +79,8 @@ describe("intent model: does a message the rules leave undecided need a tool? (a
     const judged = await askToolNeed(packet, client, config, catalog);
     assert.equal(judged, undefined);
     assert.match(summaries(packet), /model scripted-intent could not say whether a tool is needed \(.*\); the router decides/);
+    assert.deepEqual(packet.fallbacks.map((f) => [f.stage, f.cause]), [["intent", "http_5xx"]]);
+    assert.match(packet.fallbacks[0]!.detail, /, so the router's tool-need gate decided whether a tool is needed$/);
     assert.deepEqual(decideIntent(packet, config, catalog, judged), { next: "route" });
     assert.equal(packet.toolRouting?.needsTool, false);
     assert.equal(packet.intent?.detectedBy, "default:no-indicator");

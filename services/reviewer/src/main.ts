@@ -12,6 +12,6 @@ await runStageService({
   readsCandidates: true,
   defaultHealthPort: 8084,
   configSchema,
-  deps: (config) => ({ config, reviewer: chooseReviewer(config) }),
+  deps: (config, health) => ({ config, reviewer: chooseReviewer(config, health) }),
   handle: reviewStage,
 });

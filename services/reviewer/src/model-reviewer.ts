@@ -45,8 +45,10 @@ export function modelReviewer(client: ModelClient, config: Pick<Config, "REVIEWE
         check: problemsOf,
       });
       if (!answer.ok || problemsOf(answer.value).length > 0) {
-        const why = answer.ok ? "the model's answer does not have the review's shape, after one repair attempt" : answer.failure.message;
-        return { ...(await fallback.review(request)), answeredBy: `${fallback.kind}, because ${why}` };
+        const failure = answer.ok
+          ? client.unusableAnswer(config.REVIEWER_MODEL, "the model's answer does not have the review's shape, after one repair attempt")
+          : answer.failure;
+        return { ...(await fallback.review(request)), answeredBy: `${fallback.kind}, because ${failure.message}`, fallback: failure };
       }
       const { approved, confidence, reasoning } = answer.value as { approved: boolean; confidence: number; reasoning: string };
       return { approved, confidence, reasoning: `${reasoning}${answer.repaired ? " (after one repair attempt)" : ""}` };

@@ -25,6 +25,7 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import {
+  addFallback,
   addReflection,
   clamp01,
   finish,
@@ -38,6 +39,7 @@ import {
 } from "@switchyard/packet";
 import type { Packet, SelectedTool, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import { changesThings, requestTexts, requestVerbs, toolActions } from "@switchyard/request-text";
+import { fallbackOf } from "@switchyard/telemetry";
 import { checkArguments } from "./check-args.js";
 import type { Config } from "./config.js";
 import { heuristicReviewer } from "./heuristic-reviewer.js";
@@ -60,6 +62,9 @@ export async function reviewStage(packet: Packet, deps: ReviewStageDeps): Promis
   const prepared = prepareReview(packet);
   if ("rejected" in prepared) return reject(packet, prepared.rejected);
   const review = await reviewer.review(prepared);
+  if (review.fallback) {
+    addFallback(packet, fallbackOf(STEP, review.fallback, `the built-in reviewer scored ${prepared.selected.toolName} ${clamp01(review.confidence).toFixed(2)}`));
+  }
   return applyReview(packet, prepared, review, config, review.answeredBy ?? reviewer.kind);
 }
 

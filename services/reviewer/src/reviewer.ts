@@ -4,6 +4,7 @@
  * (review.ts) owns everything that must hold whatever the implementation: the code checks
  * (findings) always refuse, "not approved" caps confidence at 0.5, the threshold, and policy.
  */
+import type { ModelFailure } from "@switchyard/llm";
 import type { SelectedTool, ToolDefinition, ToolDefinition_SideEffect } from "@switchyard/packet";
 
 /** Something the code checks found wrong with the call; any finding means the call is not approved. */
@@ -35,6 +36,8 @@ export interface Review {
   reasoning: string;
   /** Who answered, when not the reviewer itself: "heuristic, because the model …" (a model reviewer's fallback). */
   answeredBy?: string;
+  /** The model's failure that the fallback answered for: the packet records it (`addFallback`). */
+  fallback?: ModelFailure;
 }
 
 export interface Reviewer {

@@ -121,6 +121,8 @@ describe("model reviewer (against the scripted OpenAI-compatible server)", () =>
     const { routing, packet } = await run(readTodo());
     assert.equal(routing.executionStatus, APPROVED);
     assert.match(lastReflection(packet), /heuristic, because the model answered HTTP 502/);
+    assert.deepEqual(packet.fallbacks.map((f) => [f.stage, f.cause]), [["review", "http_5xx"]]);
+    assert.match(packet.fallbacks[0]!.detail, /answered HTTP 502 .*, so the built-in reviewer scored filesystem\.read_text_file \d\.\d\d$/);
   });
 
   it("model reviewer - a timeout leaves the review to the heuristic, with the reason in the packet", async () => {

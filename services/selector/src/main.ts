@@ -12,6 +12,6 @@ await runStageService({
   readsCandidates: true,
   defaultHealthPort: 8083,
   configSchema,
-  deps: (config) => ({ config, selector: chooseSelector(config) }),
+  deps: (config, health) => ({ config, selector: chooseSelector(config, health) }),
   handle: selectStage,
 });

@@ -44,9 +44,11 @@ export function modelSelector(client: ModelClient, config: Pick<Config, "SELECTO
         check: (value) => problemsOf(value, byName),
       });
       if (!answer.ok || !isAnswer(answer.value)) {
-        const why = answer.ok ? "the model's answer does not have the selection's shape, after one repair attempt" : answer.failure.message;
+        const failure = answer.ok
+          ? client.unusableAnswer(config.SELECTOR_MODEL, "the model's answer does not have the selection's shape, after one repair attempt")
+          : answer.failure;
         const selection = await fallback.select(request);
-        return { ...selection, answeredBy: `${fallback.kind}, because ${why}` };
+        return { ...selection, answeredBy: `${fallback.kind}, because ${failure.message}`, fallback: failure };
       }
       return selectionOf(answer.value, answer.repaired, byName);
     },

@@ -13,9 +13,10 @@
  */
 import { create } from "@bufbuild/protobuf";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { addReflection, clamp01, contentOf, finish, Packet_State, routingOf, SelectedToolSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import { addFallback, addReflection, clamp01, contentOf, finish, Packet_State, routingOf, SelectedToolSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, RoutingCandidate, SelectedTool, StageOutcome } from "@switchyard/packet";
 import { asksForAnother, otherObject, requestTexts } from "@switchyard/request-text";
+import { fallbackOf } from "@switchyard/telemetry";
 import { describeErrors, validateArguments } from "@switchyard/tool-schema";
 import type { Config } from "./config.js";
 import { earlierSteps, inheritFolders } from "./earlier-steps.js";
@@ -75,6 +76,10 @@ export function applySelection(
 ): StageOutcome {
   const selectorKind = selection.answeredBy ?? kind;
   const routing = routingOf(packet);
+  if (selection.fallback) {
+    const chose = selection.choices.find((choice) => request.candidates.some((c) => c.tool?.name === choice.toolName));
+    addFallback(packet, fallbackOf(STEP, selection.fallback, `the built-in selector ${chose ? `chose ${chose.toolName}` : "chose no tool"}`));
+  }
   const byName = new Map(request.candidates.map((c) => [c.tool?.name ?? "", c]));
   const seen = new Set<string>();
   const outside: string[] = [];

@@ -5,6 +5,7 @@
  * against the tool's schema, and the packet is updated the same way.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
+import type { ModelFailure } from "@switchyard/llm";
 import type { RoutingCandidate } from "@switchyard/packet";
 import type { EarlierStep } from "./earlier-steps.js";
 
@@ -42,6 +43,8 @@ export interface Selection {
   reasoning: string;
   /** Who answered, when not the selector itself: "heuristic, because the model …" (a model selector's fallback). */
   answeredBy?: string;
+  /** The model's failure that the fallback answered for: the packet records it (`addFallback`). */
+  fallback?: ModelFailure;
   /** With no choices: the packet's state reason as is, when it is not "no tool selected among the candidates". */
   noToolReason?: string;
 }

@@ -160,6 +160,12 @@ describe("model selector (against the scripted OpenAI-compatible server)", () =>
     const { routing, packet } = await select();
     assert.equal(routing.selectedTool?.toolName, "filesystem.read_text_file");
     assert.match(lastReflection(packet), /heuristic, because the model answered HTTP 503/);
+    assert.deepEqual(
+      packet.fallbacks.map((f) => [f.stage, f.dependency, f.cause]),
+      [["select", "model", "http_5xx"]],
+      "the fallback is on the packet, for its stateReason",
+    );
+    assert.match(packet.fallbacks[0]!.detail, /^the model scripted-selector at 127\.0\.0\.1:\d+ answered HTTP 503 .*, so the built-in selector chose filesystem\.read_text_file$/);
   });
 
   it("model selector - a timeout falls back to the heuristic with the reason in the packet", async () => {

@@ -18,7 +18,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/packet.proto.
  */
 export const file_switchyard_v1_packet: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSKQBAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCSK6AQoFU3RhdGUSDAoIUkVDRUlWRUQQABIUChBERVRFQ1RJTkdfSU5URU5UEAESCwoHUk9VVElORxACEg0KCVNFTEVDVElORxADEg0KCVJFVklFV0lORxAEEg0KCUVYRUNVVElORxAFEg4KClJFSU5KRUNURUQQBhINCglDT01QTEVURUQQBxIVChFBV0FJVElOR19BUFBST1ZBTBAIEhEKDUFXQUlUSU5HX1VTRVIQCRIKCgZGQUlMRUQQCiJoCg1QYWNrZXRTdW1tYXJ5EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEioKBXN0YXRlGAcgASgOMhsuc3dpdGNoeWFyZC52MS5QYWNrZXQuU3RhdGUifgoVUGFja2V0QXBwcm92YWxTdW1tYXJ5EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEjgKDHRvb2xfcm91dGluZxgEIAEoCzIiLnN3aXRjaHlhcmQudjEuVG9vbFJvdXRpbmdBcHByb3ZhbCJAChNUb29sUm91dGluZ0FwcHJvdmFsEikKCGFwcHJvdmFsGA0gASgLMhcuc3dpdGNoeWFyZC52MS5BcHByb3ZhbCKcAgoMUGFja2V0SGVhZGVyEhEKCXBhY2tldF9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgsKA2hvcBgFIAEoDRITCgt0cmFjZXBhcmVudBgGIAEoCRIOCgZ0ZW5hbnQYByABKAkSLAoIZGVhZGxpbmUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGRvbmVfc3ViamVjdBgJIAEoCRIPCgdyZXN1bWVzGAogASgNItcBCg1QYWNrZXRDb250ZW50EhcKD29yaWdpbmFsX3Byb21wdBgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEi0KC2RhdGFfZmllbGRzGAMgAygLMhguc3dpdGNoeWFyZC52MS5EYXRhRmllbGQSJwoFc2NvcGUYByABKAsyGC5zd2l0Y2h5YXJkLnYxLlRvb2xTY29wZUoECAQQBUoECAUQBkoECAYQB1INYWxsb3dlZF90b29sc1IFcG9vbHNSB2RvbWFpbnMiOgoJVG9vbFNjb3BlEg0KBXRvb2xzGAEgAygJEg0KBXBvb2xzGAIgAygJEg8KB2RvbWFpbnMYAyADKAkidgoEVHVybhImCgRyb2xlGAEgASgOMhguc3dpdGNoeWFyZC52MS5UdXJuLlJvbGUSDwoHY29udGVudBgCIAEoCSI1CgRSb2xlEggKBFVTRVIQABINCglBU1NJU1RBTlQQARIKCgZTWVNURU0QAhIICgRUT09MEAMiXQoJRGF0YUZpZWxkEgsKA2tleRgBIAEoCRIlCgV2YWx1ZRgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIMCgR0eXBlGAMgASgJEg4KBnNvdXJjZRgEIAEoCSKMAQoGSW50ZW50EhMKC3VzZXJfaW50ZW50GAEgASgJEg0KBXF1ZXJ5GAIgASgJEg0KBXN0ZXBzGAMgAygJEhIKCnN0ZXBfaW5kZXgYBCABKA0SEwoLZGV0ZWN0ZWRfYnkYBSABKAkSDwoHZG9tYWlucxgGIAMoCRIVCg1xdWVyeV9jb250ZXh0GAcgAygJIqAGChBUb29sUm91dGluZ1N0YXRlEhIKCm5lZWRzX3Rvb2wYASABKAgSGQoRcm91dGluZ19yZXF1ZXN0ZWQYAiABKAgSMwoKY2FuZGlkYXRlcxgDIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIyCg1zZWxlY3RlZF90b29sGAQgASgLMhsuc3dpdGNoeWFyZC52MS5TZWxlY3RlZFRvb2wSNgoRYWx0ZXJuYXRpdmVfdG9vbHMYBSADKAsyGy5zd2l0Y2h5YXJkLnYxLlNlbGVjdGVkVG9vbBIZChFyZXZpZXdfY29uZmlkZW5jZRgGIAEoARIYChByZXZpZXdfcmVhc29uaW5nGAcgASgJEkkKEGV4ZWN1dGlvbl9zdGF0dXMYCCABKA4yLy5zd2l0Y2h5YXJkLnYxLlRvb2xSb3V0aW5nU3RhdGUuRXhlY3V0aW9uU3RhdHVzEjwKEGV4ZWN1dGlvbl9yZXN1bHQYCSABKAsyIi5zd2l0Y2h5YXJkLnYxLlRvb2xFeGVjdXRpb25SZXN1bHQSGQoRcmVpbmplY3Rpb25fY291bnQYCiABKA0SGAoQbWF4X3JlaW5qZWN0aW9ucxgLIAEoDRIPCgdkcnlfcnVuGAwgASgIEikKCGFwcHJvdmFsGA0gASgLMhcuc3dpdGNoeWFyZC52MS5BcHByb3ZhbBImCgVjYWxscxgOIAMoCzIXLnN3aXRjaHlhcmQudjEuVG9vbENhbGwSMQoJdG9vbF9uZWVkGA8gASgLMh4uc3dpdGNoeWFyZC52MS5Ub29sTmVlZFZlcmRpY3QSMwoIc3BlbGxpbmcYECADKAsyIS5zd2l0Y2h5YXJkLnYxLlNwZWxsaW5nQ29ycmVjdGlvbiJ9Cg9FeGVjdXRpb25TdGF0dXMSCwoHUEVORElORxAAEhcKE0FXQUlUSU5HX0NPTkZJREVOQ0UQARIMCghBUFBST1ZFRBACEgwKCEVYRUNVVEVEEAMSCgoGRkFJTEVEEAQSCwoHU0tJUFBFRBAFEg8KC1VTRVJfREVOSUVEEAYiMwoSU3BlbGxpbmdDb3JyZWN0aW9uEg8KB3dyaXR0ZW4YASABKAkSDAoEcmVhZBgCIAEoCSJyCg9Ub29sTmVlZFZlcmRpY3QSDgoGbmVlZGVkGAEgASgIEhMKC3Byb2JhYmlsaXR5GAIgASgBEhEKCXRocmVzaG9sZBgDIAEoARIOCgZyZWFzb24YBCABKAkSFwoPdW5yZWFkX2xhbmd1YWdlGAUgASgJIu0DCg5Ub29sRGVmaW5pdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEi0KDGlucHV0X3NjaGVtYRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSPQoLc2lkZV9lZmZlY3QYBCABKA4yKC5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uLlNpZGVFZmZlY3QSDgoGc2VydmVyGAUgASgJEhgKEHNlcnZlcl90b29sX25hbWUYBiABKAkSDAoEY29yZRgHIAEoCBIQCghleGFtcGxlcxgIIAMoCRIMCgRwb29sGAkgASgJEg8KB2RvbWFpbnMYCiADKAkSEAoIcGluX2hhc2gYCyABKAkSEwoLcXVhcmFudGluZWQYDCABKAgSDQoFZmxhZ3MYDSADKAkSDwoHdGVuYW50cxgOIAMoCRIzCgthbm5vdGF0aW9ucxgPIAEoCzIeLnN3aXRjaHlhcmQudjEuVG9vbEFubm90YXRpb25zEjUKD3RlbmFudF9leGFtcGxlcxgQIAMoCzIcLnN3aXRjaHlhcmQudjEuVGVuYW50RXhhbXBsZSIuCgpTaWRlRWZmZWN0EggKBFJFQUQQABIJCgVXUklURRABEgsKB0VYRUNVVEUQAiItCg1UZW5hbnRFeGFtcGxlEg4KBnRlbmFudBgBIAEoCRIMCgR0ZXh0GAIgASgJIvcBCg9Ub29sQW5ub3RhdGlvbnMSEgoFdGl0bGUYASABKAlIAIgBARIbCg5yZWFkX29ubHlfaGludBgCIAEoCEgBiAEBEh0KEGRlc3RydWN0aXZlX2hpbnQYAyABKAhIAogBARIcCg9pZGVtcG90ZW50X2hpbnQYBCABKAhIA4gBARIcCg9vcGVuX3dvcmxkX2hpbnQYBSABKAhIBIgBAUIICgZfdGl0bGVCEQoPX3JlYWRfb25seV9oaW50QhMKEV9kZXN0cnVjdGl2ZV9oaW50QhIKEF9pZGVtcG90ZW50X2hpbnRCEgoQX29wZW5fd29ybGRfaGludCK0AQoQUm91dGluZ0NhbmRpZGF0ZRIrCgR0b29sGAEgASgLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbhINCgVzY29yZRgCIAEoARI2CgZzb3VyY2UYAyABKA4yJi5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUuU291cmNlIiwKBlNvdXJjZRIMCghTRU1BTlRJQxAAEggKBENPUkUQARIKCgZQSU5ORUQQAiKFAQoMU2VsZWN0ZWRUb29sEhEKCXRvb2xfbmFtZRgBIAEoCRInCgZwYXJhbXMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhsKE3NlbGVjdGlvbl9yZWFzb25pbmcYAyABKAkSHAoUc2VsZWN0aW9uX2NvbmZpZGVuY2UYBCABKAEirwEKCEFwcHJvdmFsEhEKCWNhbGxfaGFzaBgBIAEoCRIwCgxyZXF1ZXN0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmdyYW50ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KCFRvb2xDYWxsEhEKCXRvb2xfbmFtZRgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkSCwoDaG9wGAMgASgNEg8KB3N1Y2Nlc3MYBCABKAgSDwoHZHJ5X3J1bhgFIAEoCCJeChNUb29sRXhlY3V0aW9uUmVzdWx0Eg8KB3N1Y2Nlc3MYASABKAgSDQoFZXJyb3IYAyABKAkSGQoRZXhlY3V0aW9uX3RpbWVfbXMYBCABKA1KBAgCEANSBm91dHB1dCJ4CglSZWFzb25pbmcSOQoOcmVmbGVjdGlvbl9sb2cYASADKAsyIS5zd2l0Y2h5YXJkLnYxLlJlZmxlY3Rpb25Mb2dFbnRyeRIwCglza2V0Y2hwYWQYAiADKAsyHS5zd2l0Y2h5YXJkLnYxLlNrZXRjaHBhZEVudHJ5IoQBChJSZWZsZWN0aW9uTG9nRW50cnkSDAoEc3RlcBgBIAEoCRIPCgdzdW1tYXJ5GAIgASgJEhIKCmNvbmZpZGVuY2UYAyABKAESJgoCYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2R1cmF0aW9uX21zGAUgASgNIl0KDlNrZXRjaHBhZEVudHJ5EgwKBHNsb3QYASABKAkSJwoHY29udGVudBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIUCgxjb250ZW50X3R5cGUYAyABKAkiegoDSG9wEg8KB3NlcnZpY2UYASABKAkSEAoIaW5zdGFuY2UYAiABKAkSCwoDaG9wGAMgASgNEi4KCnN0YXJ0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2R1cmF0aW9uX21zGAUgASgBYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3BhY2tldC5wcm90bxINc3dpdGNoeWFyZC52MSK8BAoGUGFja2V0EisKBmhlYWRlchgBIAEoCzIbLnN3aXRjaHlhcmQudjEuUGFja2V0SGVhZGVyEi0KB2NvbnRlbnQYAiABKAsyHC5zd2l0Y2h5YXJkLnYxLlBhY2tldENvbnRlbnQSJQoGaW50ZW50GAMgASgLMhUuc3dpdGNoeWFyZC52MS5JbnRlbnQSNQoMdG9vbF9yb3V0aW5nGAQgASgLMh8uc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ1N0YXRlEisKCXJlYXNvbmluZxgFIAEoCzIYLnN3aXRjaHlhcmQudjEuUmVhc29uaW5nEiAKBGhvcHMYBiADKAsyEi5zd2l0Y2h5YXJkLnYxLkhvcBIqCgVzdGF0ZRgHIAEoDjIbLnN3aXRjaHlhcmQudjEuUGFja2V0LlN0YXRlEhQKDHN0YXRlX3JlYXNvbhgIIAEoCRIqCglmYWxsYmFja3MYCSADKAsyFy5zd2l0Y2h5YXJkLnYxLkZhbGxiYWNrIroBCgVTdGF0ZRIMCghSRUNFSVZFRBAAEhQKEERFVEVDVElOR19JTlRFTlQQARILCgdST1VUSU5HEAISDQoJU0VMRUNUSU5HEAMSDQoJUkVWSUVXSU5HEAQSDQoJRVhFQ1VUSU5HEAUSDgoKUkVJTkpFQ1RFRBAGEg0KCUNPTVBMRVRFRBAHEhUKEUFXQUlUSU5HX0FQUFJPVkFMEAgSEQoNQVdBSVRJTkdfVVNFUhAJEgoKBkZBSUxFRBAKIkwKCEZhbGxiYWNrEg0KBXN0YWdlGAEgASgJEhIKCmRlcGVuZGVuY3kYAiABKAkSDQoFY2F1c2UYAyABKAkSDgoGZGV0YWlsGAQgASgJImgKDVBhY2tldFN1bW1hcnkSKwoGaGVhZGVyGAEgASgLMhsuc3dpdGNoeWFyZC52MS5QYWNrZXRIZWFkZXISKgoFc3RhdGUYByABKA4yGy5zd2l0Y2h5YXJkLnYxLlBhY2tldC5TdGF0ZSJ+ChVQYWNrZXRBcHByb3ZhbFN1bW1hcnkSKwoGaGVhZGVyGAEgASgLMhsuc3dpdGNoeWFyZC52MS5QYWNrZXRIZWFkZXISOAoMdG9vbF9yb3V0aW5nGAQgASgLMiIuc3dpdGNoeWFyZC52MS5Ub29sUm91dGluZ0FwcHJvdmFsIkAKE1Rvb2xSb3V0aW5nQXBwcm92YWwSKQoIYXBwcm92YWwYDSABKAsyFy5zd2l0Y2h5YXJkLnYxLkFwcHJvdmFsIpwCCgxQYWNrZXRIZWFkZXISEQoJcGFja2V0X2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASCwoDaG9wGAUgASgNEhMKC3RyYWNlcGFyZW50GAYgASgJEg4KBnRlbmFudBgHIAEoCRIsCghkZWFkbGluZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMZG9uZV9zdWJqZWN0GAkgASgJEg8KB3Jlc3VtZXMYCiABKA0i1wEKDVBhY2tldENvbnRlbnQSFwoPb3JpZ2luYWxfcHJvbXB0GAEgASgJEiQKB2hpc3RvcnkYAiADKAsyEy5zd2l0Y2h5YXJkLnYxLlR1cm4SLQoLZGF0YV9maWVsZHMYAyADKAsyGC5zd2l0Y2h5YXJkLnYxLkRhdGFGaWVsZBInCgVzY29wZRgHIAEoCzIYLnN3aXRjaHlhcmQudjEuVG9vbFNjb3BlSgQIBBAFSgQIBRAGSgQIBhAHUg1hbGxvd2VkX3Rvb2xzUgVwb29sc1IHZG9tYWlucyI6CglUb29sU2NvcGUSDQoFdG9vbHMYASADKAkSDQoFcG9vbHMYAiADKAkSDwoHZG9tYWlucxgDIAMoCSJ2CgRUdXJuEiYKBHJvbGUYASABKA4yGC5zd2l0Y2h5YXJkLnYxLlR1cm4uUm9sZRIPCgdjb250ZW50GAIgASgJIjUKBFJvbGUSCAoEVVNFUhAAEg0KCUFTU0lTVEFOVBABEgoKBlNZU1RFTRACEggKBFRPT0wQAyJdCglEYXRhRmllbGQSCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEgwKBHR5cGUYAyABKAkSDgoGc291cmNlGAQgASgJIowBCgZJbnRlbnQSEwoLdXNlcl9pbnRlbnQYASABKAkSDQoFcXVlcnkYAiABKAkSDQoFc3RlcHMYAyADKAkSEgoKc3RlcF9pbmRleBgEIAEoDRITCgtkZXRlY3RlZF9ieRgFIAEoCRIPCgdkb21haW5zGAYgAygJEhUKDXF1ZXJ5X2NvbnRleHQYByADKAkioAYKEFRvb2xSb3V0aW5nU3RhdGUSEgoKbmVlZHNfdG9vbBgBIAEoCBIZChFyb3V0aW5nX3JlcXVlc3RlZBgCIAEoCBIzCgpjYW5kaWRhdGVzGAMgAygLMh8uc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlEjIKDXNlbGVjdGVkX3Rvb2wYBCABKAsyGy5zd2l0Y2h5YXJkLnYxLlNlbGVjdGVkVG9vbBI2ChFhbHRlcm5hdGl2ZV90b29scxgFIAMoCzIbLnN3aXRjaHlhcmQudjEuU2VsZWN0ZWRUb29sEhkKEXJldmlld19jb25maWRlbmNlGAYgASgBEhgKEHJldmlld19yZWFzb25pbmcYByABKAkSSQoQZXhlY3V0aW9uX3N0YXR1cxgIIAEoDjIvLnN3aXRjaHlhcmQudjEuVG9vbFJvdXRpbmdTdGF0ZS5FeGVjdXRpb25TdGF0dXMSPAoQZXhlY3V0aW9uX3Jlc3VsdBgJIAEoCzIiLnN3aXRjaHlhcmQudjEuVG9vbEV4ZWN1dGlvblJlc3VsdBIZChFyZWluamVjdGlvbl9jb3VudBgKIAEoDRIYChBtYXhfcmVpbmplY3Rpb25zGAsgASgNEg8KB2RyeV9ydW4YDCABKAgSKQoIYXBwcm92YWwYDSABKAsyFy5zd2l0Y2h5YXJkLnYxLkFwcHJvdmFsEiYKBWNhbGxzGA4gAygLMhcuc3dpdGNoeWFyZC52MS5Ub29sQ2FsbBIxCgl0b29sX25lZWQYDyABKAsyHi5zd2l0Y2h5YXJkLnYxLlRvb2xOZWVkVmVyZGljdBIzCghzcGVsbGluZxgQIAMoCzIhLnN3aXRjaHlhcmQudjEuU3BlbGxpbmdDb3JyZWN0aW9uIn0KD0V4ZWN1dGlvblN0YXR1cxILCgdQRU5ESU5HEAASFwoTQVdBSVRJTkdfQ09ORklERU5DRRABEgwKCEFQUFJPVkVEEAISDAoIRVhFQ1VURUQQAxIKCgZGQUlMRUQQBBILCgdTS0lQUEVEEAUSDwoLVVNFUl9ERU5JRUQQBiIzChJTcGVsbGluZ0NvcnJlY3Rpb24SDwoHd3JpdHRlbhgBIAEoCRIMCgRyZWFkGAIgASgJInIKD1Rvb2xOZWVkVmVyZGljdBIOCgZuZWVkZWQYASABKAgSEwoLcHJvYmFiaWxpdHkYAiABKAESEQoJdGhyZXNob2xkGAMgASgBEg4KBnJlYXNvbhgEIAEoCRIXCg91bnJlYWRfbGFuZ3VhZ2UYBSABKAki7QMKDlRvb2xEZWZpbml0aW9uEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSLQoMaW5wdXRfc2NoZW1hGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBI9CgtzaWRlX2VmZmVjdBgEIAEoDjIoLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24uU2lkZUVmZmVjdBIOCgZzZXJ2ZXIYBSABKAkSGAoQc2VydmVyX3Rvb2xfbmFtZRgGIAEoCRIMCgRjb3JlGAcgASgIEhAKCGV4YW1wbGVzGAggAygJEgwKBHBvb2wYCSABKAkSDwoHZG9tYWlucxgKIAMoCRIQCghwaW5faGFzaBgLIAEoCRITCgtxdWFyYW50aW5lZBgMIAEoCBINCgVmbGFncxgNIAMoCRIPCgd0ZW5hbnRzGA4gAygJEjMKC2Fubm90YXRpb25zGA8gASgLMh4uc3dpdGNoeWFyZC52MS5Ub29sQW5ub3RhdGlvbnMSNQoPdGVuYW50X2V4YW1wbGVzGBAgAygLMhwuc3dpdGNoeWFyZC52MS5UZW5hbnRFeGFtcGxlIi4KClNpZGVFZmZlY3QSCAoEUkVBRBAAEgkKBVdSSVRFEAESCwoHRVhFQ1VURRACIi0KDVRlbmFudEV4YW1wbGUSDgoGdGVuYW50GAEgASgJEgwKBHRleHQYAiABKAki9wEKD1Rvb2xBbm5vdGF0aW9ucxISCgV0aXRsZRgBIAEoCUgAiAEBEhsKDnJlYWRfb25seV9oaW50GAIgASgISAGIAQESHQoQZGVzdHJ1Y3RpdmVfaGludBgDIAEoCEgCiAEBEhwKD2lkZW1wb3RlbnRfaGludBgEIAEoCEgDiAEBEhwKD29wZW5fd29ybGRfaGludBgFIAEoCEgEiAEBQggKBl90aXRsZUIRCg9fcmVhZF9vbmx5X2hpbnRCEwoRX2Rlc3RydWN0aXZlX2hpbnRCEgoQX2lkZW1wb3RlbnRfaGludEISChBfb3Blbl93b3JsZF9oaW50IrQBChBSb3V0aW5nQ2FuZGlkYXRlEisKBHRvb2wYASABKAsyHS5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uEg0KBXNjb3JlGAIgASgBEjYKBnNvdXJjZRgDIAEoDjImLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZS5Tb3VyY2UiLAoGU291cmNlEgwKCFNFTUFOVElDEAASCAoEQ09SRRABEgoKBlBJTk5FRBACIoUBCgxTZWxlY3RlZFRvb2wSEQoJdG9vbF9uYW1lGAEgASgJEicKBnBhcmFtcxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGwoTc2VsZWN0aW9uX3JlYXNvbmluZxgDIAEoCRIcChRzZWxlY3Rpb25fY29uZmlkZW5jZRgEIAEoASKvAQoIQXBwcm92YWwSEQoJY2FsbF9oYXNoGAEgASgJEjAKDHJlcXVlc3RlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZ3JhbnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXwoIVG9vbENhbGwSEQoJdG9vbF9uYW1lGAEgASgJEhEKCWNhbGxfaGFzaBgCIAEoCRILCgNob3AYAyABKA0SDwoHc3VjY2VzcxgEIAEoCBIPCgdkcnlfcnVuGAUgASgIIl4KE1Rvb2xFeGVjdXRpb25SZXN1bHQSDwoHc3VjY2VzcxgBIAEoCBINCgVlcnJvchgDIAEoCRIZChFleGVjdXRpb25fdGltZV9tcxgEIAEoDUoECAIQA1IGb3V0cHV0IngKCVJlYXNvbmluZxI5Cg5yZWZsZWN0aW9uX2xvZxgBIAMoCzIhLnN3aXRjaHlhcmQudjEuUmVmbGVjdGlvbkxvZ0VudHJ5EjAKCXNrZXRjaHBhZBgCIAMoCzIdLnN3aXRjaHlhcmQudjEuU2tldGNocGFkRW50cnkihAEKElJlZmxlY3Rpb25Mb2dFbnRyeRIMCgRzdGVwGAEgASgJEg8KB3N1bW1hcnkYAiABKAkSEgoKY29uZmlkZW5jZRgDIAEoARImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKA0iXQoOU2tldGNocGFkRW50cnkSDAoEc2xvdBgBIAEoCRInCgdjb250ZW50GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhQKDGNvbnRlbnRfdHlwZRgDIAEoCSJ6CgNIb3ASDwoHc2VydmljZRgBIAEoCRIQCghpbnN0YW5jZRgCIAEoCRILCgNob3AYAyABKA0SLgoKc3RhcnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZHVyYXRpb25fbXMYBSABKAFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message switchyard.v1.Packet
@@ -70,6 +70,15 @@ export type Packet = Message<"switchyard.v1.Packet"> & {
    * @generated from field: string state_reason = 8;
    */
   stateReason: string;
+
+  /**
+   * Each stage that decided this packet without a dependency it is configured with
+   * (a model, the embeddings endpoint) because it did not answer, one per stage and
+   * dependency; state_reason ends with their details.
+   *
+   * @generated from field: repeated switchyard.v1.Fallback fallbacks = 9;
+   */
+  fallbacks: Fallback[];
 };
 
 /**
@@ -149,6 +158,51 @@ export const Packet_StateSchema: GenEnum<Packet_State> = /*@__PURE__*/
   enumDesc(file_switchyard_v1_packet, 0, 0);
 
 /**
+ * A stage's built-in fallback standing in for a configured dependency that failed.
+ *
+ * @generated from message switchyard.v1.Fallback
+ */
+export type Fallback = Message<"switchyard.v1.Fallback"> & {
+  /**
+   * The stage: "intent", "route", "select", "review".
+   *
+   * @generated from field: string stage = 1;
+   */
+  stage: string;
+
+  /**
+   * What failed, as /readyz names it: "selection model", "embeddings endpoint".
+   *
+   * @generated from field: string dependency = 2;
+   */
+  dependency: string;
+
+  /**
+   * Why, from a small fixed set (the switchyard_fallbacks_total label):
+   * connection_refused, unreachable, timeout, http_5xx, http_429, http_4xx,
+   * bad_request, invalid_answer.
+   *
+   * @generated from field: string cause = 3;
+   */
+  cause: string;
+
+  /**
+   * For a person: "the selection model qwen2.5 at localhost:11434 did not answer
+   * (connection refused), so the built-in selector chose filesystem.read_text_file".
+   *
+   * @generated from field: string detail = 4;
+   */
+  detail: string;
+};
+
+/**
+ * Describes the message switchyard.v1.Fallback.
+ * Use `create(FallbackSchema)` to create a new message.
+ */
+export const FallbackSchema: GenMessage<Fallback> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_packet, 1);
+
+/**
  * Whose a packet is and where it stands: a Packet's own fields 1 and 7 under their
  * numbers, so a stored packet decodes as this one without building the rest (the
  * gateway's count of packets in flight reads every packet the fleet stores).
@@ -172,7 +226,7 @@ export type PacketSummary = Message<"switchyard.v1.PacketSummary"> & {
  * Use `create(PacketSummarySchema)` to create a new message.
  */
 export const PacketSummarySchema: GenMessage<PacketSummary> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 1);
+  messageDesc(file_switchyard_v1_packet, 2);
 
 /**
  * What learning from use must know of a finished packet before it reads the rest: whose
@@ -199,7 +253,7 @@ export type PacketApprovalSummary = Message<"switchyard.v1.PacketApprovalSummary
  * Use `create(PacketApprovalSummarySchema)` to create a new message.
  */
 export const PacketApprovalSummarySchema: GenMessage<PacketApprovalSummary> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 2);
+  messageDesc(file_switchyard_v1_packet, 3);
 
 /**
  * A ToolRoutingState's approval alone, for PacketApprovalSummary.
@@ -218,7 +272,7 @@ export type ToolRoutingApproval = Message<"switchyard.v1.ToolRoutingApproval"> &
  * Use `create(ToolRoutingApprovalSchema)` to create a new message.
  */
 export const ToolRoutingApprovalSchema: GenMessage<ToolRoutingApproval> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 3);
+  messageDesc(file_switchyard_v1_packet, 4);
 
 /**
  * @generated from message switchyard.v1.PacketHeader
@@ -300,7 +354,7 @@ export type PacketHeader = Message<"switchyard.v1.PacketHeader"> & {
  * Use `create(PacketHeaderSchema)` to create a new message.
  */
 export const PacketHeaderSchema: GenMessage<PacketHeader> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 4);
+  messageDesc(file_switchyard_v1_packet, 5);
 
 /**
  * @generated from message switchyard.v1.PacketContent
@@ -338,7 +392,7 @@ export type PacketContent = Message<"switchyard.v1.PacketContent"> & {
  * Use `create(PacketContentSchema)` to create a new message.
  */
 export const PacketContentSchema: GenMessage<PacketContent> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 5);
+  messageDesc(file_switchyard_v1_packet, 6);
 
 /**
  * Which tools a request may use, as the packet carries it and the router filters by it;
@@ -374,7 +428,7 @@ export type ToolScope = Message<"switchyard.v1.ToolScope"> & {
  * Use `create(ToolScopeSchema)` to create a new message.
  */
 export const ToolScopeSchema: GenMessage<ToolScope> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 6);
+  messageDesc(file_switchyard_v1_packet, 7);
 
 /**
  * @generated from message switchyard.v1.Turn
@@ -396,7 +450,7 @@ export type Turn = Message<"switchyard.v1.Turn"> & {
  * Use `create(TurnSchema)` to create a new message.
  */
 export const TurnSchema: GenMessage<Turn> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 7);
+  messageDesc(file_switchyard_v1_packet, 8);
 
 /**
  * @generated from enum switchyard.v1.Turn.Role
@@ -427,7 +481,7 @@ export enum Turn_Role {
  * Describes the enum switchyard.v1.Turn.Role.
  */
 export const Turn_RoleSchema: GenEnum<Turn_Role> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 7, 0);
+  enumDesc(file_switchyard_v1_packet, 8, 0);
 
 /**
  * @generated from message switchyard.v1.DataField
@@ -459,7 +513,7 @@ export type DataField = Message<"switchyard.v1.DataField"> & {
  * Use `create(DataFieldSchema)` to create a new message.
  */
 export const DataFieldSchema: GenMessage<DataField> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 8);
+  messageDesc(file_switchyard_v1_packet, 9);
 
 /**
  * @generated from message switchyard.v1.Intent
@@ -523,7 +577,7 @@ export type Intent = Message<"switchyard.v1.Intent"> & {
  * Use `create(IntentSchema)` to create a new message.
  */
 export const IntentSchema: GenMessage<Intent> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 9);
+  messageDesc(file_switchyard_v1_packet, 10);
 
 /**
  * @generated from message switchyard.v1.ToolRoutingState
@@ -636,7 +690,7 @@ export type ToolRoutingState = Message<"switchyard.v1.ToolRoutingState"> & {
  * Use `create(ToolRoutingStateSchema)` to create a new message.
  */
 export const ToolRoutingStateSchema: GenMessage<ToolRoutingState> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 10);
+  messageDesc(file_switchyard_v1_packet, 11);
 
 /**
  * Seed 000 ToolExecutionStatus, all seven values.
@@ -684,7 +738,7 @@ export enum ToolRoutingState_ExecutionStatus {
  * Describes the enum switchyard.v1.ToolRoutingState.ExecutionStatus.
  */
 export const ToolRoutingState_ExecutionStatusSchema: GenEnum<ToolRoutingState_ExecutionStatus> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 10, 0);
+  enumDesc(file_switchyard_v1_packet, 11, 0);
 
 /**
  * One word of a request read as another: a typo corrected against the words
@@ -713,7 +767,7 @@ export type SpellingCorrection = Message<"switchyard.v1.SpellingCorrection"> & {
  * Use `create(SpellingCorrectionSchema)` to create a new message.
  */
 export const SpellingCorrectionSchema: GenMessage<SpellingCorrection> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 11);
+  messageDesc(file_switchyard_v1_packet, 12);
 
 /**
  * @generated from message switchyard.v1.ToolNeedVerdict
@@ -758,7 +812,7 @@ export type ToolNeedVerdict = Message<"switchyard.v1.ToolNeedVerdict"> & {
  * Use `create(ToolNeedVerdictSchema)` to create a new message.
  */
 export const ToolNeedVerdictSchema: GenMessage<ToolNeedVerdict> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 12);
+  messageDesc(file_switchyard_v1_packet, 13);
 
 /**
  * @generated from message switchyard.v1.ToolDefinition
@@ -883,7 +937,7 @@ export type ToolDefinition = Message<"switchyard.v1.ToolDefinition"> & {
  * Use `create(ToolDefinitionSchema)` to create a new message.
  */
 export const ToolDefinitionSchema: GenMessage<ToolDefinition> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 13);
+  messageDesc(file_switchyard_v1_packet, 14);
 
 /**
  * @generated from enum switchyard.v1.ToolDefinition.SideEffect
@@ -909,7 +963,7 @@ export enum ToolDefinition_SideEffect {
  * Describes the enum switchyard.v1.ToolDefinition.SideEffect.
  */
 export const ToolDefinition_SideEffectSchema: GenEnum<ToolDefinition_SideEffect> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 13, 0);
+  enumDesc(file_switchyard_v1_packet, 14, 0);
 
 /**
  * An example request one tenant taught a tool (ToolDefinition.tenant_examples).
@@ -933,7 +987,7 @@ export type TenantExample = Message<"switchyard.v1.TenantExample"> & {
  * Use `create(TenantExampleSchema)` to create a new message.
  */
 export const TenantExampleSchema: GenMessage<TenantExample> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 14);
+  messageDesc(file_switchyard_v1_packet, 15);
 
 /**
  * An MCP tool's annotations (title and behaviour hints), each unset when not given.
@@ -972,7 +1026,7 @@ export type ToolAnnotations = Message<"switchyard.v1.ToolAnnotations"> & {
  * Use `create(ToolAnnotationsSchema)` to create a new message.
  */
 export const ToolAnnotationsSchema: GenMessage<ToolAnnotations> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 15);
+  messageDesc(file_switchyard_v1_packet, 16);
 
 /**
  * @generated from message switchyard.v1.RoutingCandidate
@@ -999,7 +1053,7 @@ export type RoutingCandidate = Message<"switchyard.v1.RoutingCandidate"> & {
  * Use `create(RoutingCandidateSchema)` to create a new message.
  */
 export const RoutingCandidateSchema: GenMessage<RoutingCandidate> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 16);
+  messageDesc(file_switchyard_v1_packet, 17);
 
 /**
  * @generated from enum switchyard.v1.RoutingCandidate.Source
@@ -1025,7 +1079,7 @@ export enum RoutingCandidate_Source {
  * Describes the enum switchyard.v1.RoutingCandidate.Source.
  */
 export const RoutingCandidate_SourceSchema: GenEnum<RoutingCandidate_Source> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_packet, 16, 0);
+  enumDesc(file_switchyard_v1_packet, 17, 0);
 
 /**
  * @generated from message switchyard.v1.SelectedTool
@@ -1057,7 +1111,7 @@ export type SelectedTool = Message<"switchyard.v1.SelectedTool"> & {
  * Use `create(SelectedToolSchema)` to create a new message.
  */
 export const SelectedToolSchema: GenMessage<SelectedTool> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 17);
+  messageDesc(file_switchyard_v1_packet, 18);
 
 /**
  * @generated from message switchyard.v1.Approval
@@ -1095,7 +1149,7 @@ export type Approval = Message<"switchyard.v1.Approval"> & {
  * Use `create(ApprovalSchema)` to create a new message.
  */
 export const ApprovalSchema: GenMessage<Approval> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 18);
+  messageDesc(file_switchyard_v1_packet, 19);
 
 /**
  * @generated from message switchyard.v1.ToolCall
@@ -1136,7 +1190,7 @@ export type ToolCall = Message<"switchyard.v1.ToolCall"> & {
  * Use `create(ToolCallSchema)` to create a new message.
  */
 export const ToolCallSchema: GenMessage<ToolCall> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 19);
+  messageDesc(file_switchyard_v1_packet, 20);
 
 /**
  * The outcome of the step's call. Its output is stored once, in the data field
@@ -1168,7 +1222,7 @@ export type ToolExecutionResult = Message<"switchyard.v1.ToolExecutionResult"> &
  * Use `create(ToolExecutionResultSchema)` to create a new message.
  */
 export const ToolExecutionResultSchema: GenMessage<ToolExecutionResult> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 20);
+  messageDesc(file_switchyard_v1_packet, 21);
 
 /**
  * @generated from message switchyard.v1.Reasoning
@@ -1190,7 +1244,7 @@ export type Reasoning = Message<"switchyard.v1.Reasoning"> & {
  * Use `create(ReasoningSchema)` to create a new message.
  */
 export const ReasoningSchema: GenMessage<Reasoning> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 21);
+  messageDesc(file_switchyard_v1_packet, 22);
 
 /**
  * @generated from message switchyard.v1.ReflectionLogEntry
@@ -1229,7 +1283,7 @@ export type ReflectionLogEntry = Message<"switchyard.v1.ReflectionLogEntry"> & {
  * Use `create(ReflectionLogEntrySchema)` to create a new message.
  */
 export const ReflectionLogEntrySchema: GenMessage<ReflectionLogEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 22);
+  messageDesc(file_switchyard_v1_packet, 23);
 
 /**
  * @generated from message switchyard.v1.SketchpadEntry
@@ -1256,7 +1310,7 @@ export type SketchpadEntry = Message<"switchyard.v1.SketchpadEntry"> & {
  * Use `create(SketchpadEntrySchema)` to create a new message.
  */
 export const SketchpadEntrySchema: GenMessage<SketchpadEntry> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 23);
+  messageDesc(file_switchyard_v1_packet, 24);
 
 /**
  * @generated from message switchyard.v1.Hop
@@ -1297,5 +1351,5 @@ export type Hop = Message<"switchyard.v1.Hop"> & {
  * Use `create(HopSchema)` to create a new message.
  */
 export const HopSchema: GenMessage<Hop> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_packet, 24);
+  messageDesc(file_switchyard_v1_packet, 25);
 
