@@ -116,6 +116,8 @@ const { auth, grpcPort, warning } = ready.gateway;
 // startFleet runs local mode (AUTH=none, tenant "local") unless AUTH, API_KEYS or API_KEYS_FILE is set.
 const mode = auth === "none" ? "local mode, no API keys (AUTH=none)" : "API keys required (Authorization: Bearer <key>)";
 const stagePorts = SERVICES.slice(1).map((name) => `${name} :${ready[name].healthPort}`).join(", ");
+// Each service's "ready" line names its configured dependencies that did not answer the check at start.
+const down = SERVICES.flatMap((name) => (ready[name].down ?? []).map((dependency) => `${dependency} (${name})`));
 console.log(
   [
     "",
@@ -125,6 +127,9 @@ console.log(
     `  stages  /healthz, /readyz, /metrics on ${stagePorts}`,
     `  data    ${nats ? dataDir : `${dataDir} (JetStream data on ${natsUrl})`}; \`pnpm reset\` starts clean`,
     ...(warning ? [`  WARNING ${warning}`] : []),
+    ...(down.length > 0
+      ? [`  WARNING down: ${down.join(", ")}; their stages decide by built-in fallbacks, and say so in each packet's stateReason (check LLM_BASE_URL, EMBEDDINGS_BASE_URL)`]
+      : []),
     "Ctrl-C stops it.",
     "",
   ].join("\n"),
