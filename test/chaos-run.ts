@@ -47,6 +47,8 @@ export async function startChaosFleet(options: ChaosFleetOptions): Promise<Chaos
   const t = await startTestFleet({
     ...(options.natsUrlForServices ? { natsUrlForServices: options.natsUrlForServices } : {}),
     ...(options.natsCluster ? { natsCluster: options.natsCluster } : {}),
+    // A cluster's replicated streams and buckets take a busy 2-core machine over 30 s to set up; a slow start is not what these tests are about.
+    readyTimeoutMs: 90_000,
     env: {
       SWITCHYARD_CONFIG: SIDE_EFFECTS_CONFIG,
       SIDE_EFFECT_FILE: journal,

@@ -520,9 +520,9 @@ def git(*args, cwd=None):
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def fetch_source(name, dest):
+def fetch_source(name, dest, sources=SOURCES):
     """Sparse, shallow checkout of the pinned commit: only the paths this script reads."""
-    src = SOURCES[name]
+    src = sources[name]
     print(f"{name}: no checkout given, fetching {src['url']} at {src['commit']} ...", file=sys.stderr)
     if shutil.which("git") is None:
         raise SystemExit(f"make-bench-data: git is not installed; pass --{name} DIR (a checkout of {src['url']} at {src['commit']})")
@@ -542,9 +542,9 @@ def fetch_source(name, dest):
     return dest
 
 
-def check_commit(name, path):
+def check_commit(name, path, sources=SOURCES):
     """Warn (not fail) when a given checkout is not at the pinned commit; SHA256SUMS decides."""
-    want = SOURCES[name]["commit"]
+    want = sources[name]["commit"]
     if not os.path.exists(os.path.join(path, ".git")):
         print(f"{name}: {path} is not a git checkout; cannot confirm it is commit {want}", file=sys.stderr)
         return
@@ -584,11 +584,12 @@ def differing_records(built, committed):
     return sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
 
 
-def check(out_dir):
-    """Compare the written files with SHA256SUMS; name the records of any file that differs."""
+def check(out_dir, files):
+    """Compare the written `files` with SHA256SUMS; name the records of any file that differs."""
     sums = read_sums(os.path.join(HERE, "SHA256SUMS"))
     failed = []
-    for fname, digest in sorted(sums.items()):
+    for fname in sorted(files):
+        digest = sums.get(fname)
         path = os.path.join(out_dir, fname)
         if sha256(path) == digest:
             print(f"{fname}: OK")
@@ -639,7 +640,7 @@ def main():
         write_jsonl(os.path.join(opts.out, f"{name}.queries.jsonl"), sorted(queries, key=lambda r: r["id"]))
         print(f"{name}: {len(tools)} tools, {len(queries)} queries; " + ", ".join(f"{k}: {v}" for k, v in stats.items()))
 
-    failed = check(opts.out)
+    failed = check(opts.out, [f"{name}.{kind}.jsonl" for name in DATASETS for kind in ("tools", "queries")])
     if failed:
         print(f"{len(failed)} file(s) differ from SHA256SUMS: {', '.join(failed)}")
         return 1

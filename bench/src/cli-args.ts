@@ -4,7 +4,7 @@ import { DEFAULT_LEARN_MAX, DEFAULT_SEED } from "./evaluate.js";
 import type { ToolNeedSource } from "./no-tool.js";
 
 /** The datasets `pnpm eval` runs when none is named, those present in the bench folder. */
-export const DEFAULT_DATASETS = ["metatool", "bfcl", "apibank"] as const;
+export const DEFAULT_DATASETS = ["metatool", "bfcl", "apibank", "livemcp"] as const;
 
 /** The catalog size at which route latency is measured unless told otherwise (the issue's target). */
 export const DEFAULT_LATENCY_TOOLS = 2000;

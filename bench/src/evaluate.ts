@@ -14,6 +14,9 @@ import { pipelineOutcomes } from "./no-tool.js";
 import type { ToolNeedSource } from "./no-tool.js";
 import { PIPELINE_ENDS } from "./pipeline.js";
 import type { PipelineEnd, PipelineOutcome } from "./pipeline.js";
+import { asExpected, isExpected } from "./alternatives.js";
+import { ServerTally } from "./by-server.js";
+import type { ServerResult } from "./by-server.js";
 
 /** The cut-offs of recall@k; the search asks for the largest. */
 export const RECALL_KS = [1, 3, 5, 10] as const;
@@ -55,6 +58,8 @@ export interface EvalResult {
   byTag?: Record<string, TagResult>;
   /** Wall time of the router's search per scored case. */
   latencyMs: { p50: number; p99: number };
+  /** Where the tools name their MCP server (livemcp, livemcp-zero): recall@1/5/10 and nDCG@10 by server (by-server.ts). */
+  byServer?: ServerResult;
 }
 
 /** Counts of each way a case that needs a tool ended. */
@@ -115,6 +120,7 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
   const noToolSettings = options.noTool ?? { minScore: DEFAULT_MIN_SCORE };
 
   const recall = new Map<number, number[]>(RECALL_KS.map((k) => [k, []]));
+  const servers = new ServerTally(dataset.tools);
   const rr: number[] = [];
   const ndcg: number[] = [];
   const latencies: number[] = [];
@@ -132,10 +138,11 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
     latencies.push(performance.now() - started);
 
     if (c.expected.length > 0) {
-      const ranked = results.map((r) => r.tool.name);
+      const ranked = asExpected(results.map((r) => r.tool.name), c);
       for (const k of RECALL_KS) recall.get(k)!.push(recallAt(c.expected, ranked, k));
       rr.push(reciprocalRank(c.expected, ranked));
       ndcg.push(ndcgAt(c.expected, ranked, DEPTH));
+      servers.add(c.expected, ranked);
     }
     const outcome = ends[i]!;
     all.add(outcome, c);
@@ -146,6 +153,7 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
   }
 
   const calibration = calibrationOf(reviewed, reviewerDefaults.REVIEW_CONFIDENCE_THRESHOLD);
+  const byServer = servers.result();
   return {
     dataset: dataset.name,
     n: scored.length,
@@ -157,6 +165,7 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
     toolNeedModel: sourceLabel(source),
     calibration,
     latencyMs: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) },
+    ...(byServer ? { byServer } : {}),
     ...(options.byTag ? { byTag: Object.fromEntries([...tags].sort(([a], [b]) => (a < b ? -1 : 1)).map(([tag, t]) => [tag, { n: t.n, ...t.result() }])) } : {}),
   };
 }
@@ -164,7 +173,7 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
 /** A call the review scored (approved, or skipped for its confidence) in a case with known answers: its confidence, and whether its tool was right. */
 export function reviewedSample(outcome: PipelineOutcome, c: BenchCase): CalibrationSample | undefined {
   if (!(outcome.end === "call" || outcome.end === "skipped") || c.expected.length === 0 || !outcome.tool) return undefined;
-  return { confidence: outcome.packet.toolRouting?.reviewConfidence ?? 0, correct: c.expected.includes(outcome.tool) };
+  return { confidence: outcome.packet.toolRouting?.reviewConfidence ?? 0, correct: isExpected(outcome.tool, c) };
 }
 
 /** What the report calls the tool-need model of `source`. */

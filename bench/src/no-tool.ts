@@ -51,7 +51,7 @@ export async function pipelineOutcomes(
   let modelOf: (i: number) => ToolNeedScorer;
   if (source.kind === "folds") {
     const examples = await collectExamples(cases, deps, (done) => progress(done));
-    const others = (await sharedTrainingCorpora()).filter((corpus) => corpus.name !== dataset.name);
+    const others = (await sharedTrainingCorpora()).filter((corpus) => corpus.name !== queriesOf(dataset.name));
     const { models, foldOf } = crossValidatedModels({ name: dataset.name, tools: dataset.tools, examples }, others, source.folds, options.seed);
     modelOf = (i) => models[foldOf[i]!]!;
   } else {
@@ -68,12 +68,18 @@ export async function pipelineOutcomes(
 
 const locoModels = new Map<string, Promise<ToolNeedModel>>();
 
+/** The training dataset whose queries a dataset asks: its own, or its base's for a catalog variant (livemcp-zero: livemcp). */
+function queriesOf(name: string): string {
+  return TRAINING_DATASETS.find((d) => name.startsWith(`${d}-`)) ?? name;
+}
+
 /**
  * A model trained on the shared datasets other than `name`, once per process. For a dataset
  * of one's own that is every shared dataset: the shipped model (`pnpm train`; a test checks
  * that it is what training on them gives).
  */
 export function leaveOneCatalogOut(name: string): Promise<ToolNeedModel> {
+  if (queriesOf(name) !== name) return leaveOneCatalogOut(queriesOf(name));
   if (!(TRAINING_DATASETS as readonly string[]).includes(name)) return Promise.resolve(ToolNeedModel.builtIn());
   let model = locoModels.get(name);
   if (!model) {

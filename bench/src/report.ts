@@ -1,5 +1,6 @@
 import type { EvalResult } from "./evaluate.js";
 import { RECALL_KS } from "./evaluate.js";
+import { SERVER_KS } from "./by-server.js";
 import { PIPELINE_ENDS } from "./pipeline.js";
 import type { PipelineEnd } from "./pipeline.js";
 import type { SelectionResult } from "./selection.js";
@@ -35,6 +36,17 @@ export function resultsTable(results: readonly EvalResult[]): string {
     fmt(r.latencyMs.p50, 2),
     fmt(r.latencyMs.p99, 2),
   ]);
+  return markdownTable(head, rows, 1);
+}
+
+/** Recall and nDCG by tool beside the same by MCP server, one row per dataset whose tools name their server (by-server.ts). */
+export function serverTable(results: readonly EvalResult[]): string {
+  const head = ["dataset", "n", ...SERVER_KS.map((k) => `R@${k} tool`), "nDCG@10 tool", ...SERVER_KS.map((k) => `R@${k} server`), "nDCG@10 server"];
+  const rows = results.flatMap((r) =>
+    r.byServer
+      ? [[r.dataset, String(r.byServer.n), ...SERVER_KS.map((k) => fmt(r.recall[String(k)] ?? 0)), fmt(r.ndcg10), ...SERVER_KS.map((k) => fmt(r.byServer!.recall[String(k)] ?? 0)), fmt(r.byServer.ndcg10)]]
+      : [],
+  );
   return markdownTable(head, rows, 1);
 }
 
@@ -117,7 +129,7 @@ export function markdownReport(results: readonly EvalResult[], ctx: ReportContex
 Embedder: \`${ctx.embedder}\`
 
 ${resultsTable(results)}
-${scale}
+${scale}${results.some((r) => r.byServer) ? `\n## By tool and by MCP server\n\n${serverTable(results)}\n` : ""}
 ![recall@k per dataset](${ctx.chart})
 
 ## Where the requests that need a tool ended
@@ -148,6 +160,8 @@ ${calibrationTable(results)}
 - **calibration**: over the calls the review scored (approved, or skipped for confidence) in cases that
   expect a tool: ECE is the expected calibration error over ten bins of confidence (calls in the bin
   over all calls × |share right − mean confidence|); a call is right when its tool is one the case expects.
+- **by server** (datasets whose tools name their MCP server): a case's gold servers (those of its expected
+  tools) against the servers of the ranked top 10 tools, each server at its first rank; R@k and nDCG@10 as above.
 - **p50 / p99 ms**: wall time of the router's search per case, in process, embedding of the query included.
 - **n**: scored cases; with \`--learn-fraction\` the learned ones are left out.
 `;

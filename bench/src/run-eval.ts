@@ -12,7 +12,7 @@ import { evaluate } from "./evaluate.js";
 import type { EvalResult } from "./evaluate.js";
 import { Progress } from "./progress.js";
 import type { ProgressStream } from "./progress.js";
-import { calibrationTable, markdownReport, outcomeTable, recallChart, reliabilityChart, resultsTable, selectionTable, temperatureTable } from "./report.js";
+import { calibrationTable, markdownReport, outcomeTable, recallChart, reliabilityChart, resultsTable, selectionTable, serverTable, temperatureTable } from "./report.js";
 import { scaleLatency } from "./scale-latency.js";
 import type { ScaleLatency } from "./scale-latency.js";
 import { fitTemperature } from "./fit-temperature.js";
@@ -89,6 +89,7 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
   writeFileSync(join(out, RELIABILITY), reliabilityChart(results));
   writeFileSync(join(out, "report.md"), markdownReport(results, { command, embedder: embedder.id, scale, chart: CHART, reliability: RELIABILITY }));
   if (!args.json) io.stdout.write(`${resultsTable(results)}\n\n${outcomeTable(results)}\n\n${calibrationTable(results)}\n`);
+  if (!args.json && results.some((r) => r.byServer)) io.stdout.write(`\n${serverTable(results)}\n`);
   io.stderr.write(`report: ${join(out, "report.md")}\n`);
   return 0;
 }

@@ -21,7 +21,7 @@ import { passEveryMessage, runPipeline } from "./pipeline.js";
 import type { PipelineDeps } from "./pipeline.js";
 
 /** The benchmarks the shipped model learns from (those found in the bench folder). */
-export const TRAINING_DATASETS = ["metatool", "bfcl", "apibank"] as const;
+export const TRAINING_DATASETS = ["metatool", "bfcl", "apibank", "livemcp"] as const;
 
 /**
  * How the model is trained, here and in `pnpm train`: 40 passes at 0.1 with

@@ -55,7 +55,7 @@ const requiredFields: Record<Dataset, string[]> = {
 };
 
 describe("bench data files", () => {
-  it("bench data files - SHA256SUMS lists the six files and each matches", () => {
+  it("bench data files - SHA256SUMS lists the nine files and each matches", () => {
     const sums = new Map(
       read("SHA256SUMS")
         .trim()
@@ -65,7 +65,8 @@ describe("bench data files", () => {
           return [file!, digest!] as const;
         }),
     );
-    const files = datasets.flatMap((d) => [`${d}.tools.jsonl`, `${d}.queries.jsonl`]);
+    // livemcp and livemcp-zero are checked in livemcp-data.test.ts
+    const files = [...datasets.flatMap((d) => [`${d}.tools.jsonl`, `${d}.queries.jsonl`]), "livemcp.tools.jsonl", "livemcp.queries.jsonl", "livemcp-zero.tools.jsonl"];
     assert.deepEqual([...sums.keys()].sort(), [...files].sort());
     for (const file of files) {
       const digest = createHash("sha256").update(readFileSync(new URL(file, dataDir))).digest("hex");

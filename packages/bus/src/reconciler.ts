@@ -137,7 +137,8 @@ export async function startReconciler(options: ReconcilerOptions): Promise<Recon
     try {
       const done = action === "failed" ? await end(packet, stage, entry.revision, left) : await resume(packet, stage, entry.revision);
       if (!done) return;
-      if (stuck) await jsm.streams.deleteMessage(PACKETS_STREAM, stuck.seq).catch(() => false);
+      // Copies its consumer will never hand out: kept, they would only sit in the work queue.
+      for (const { seq } of messages) await jsm.streams.deleteMessage(PACKETS_STREAM, seq).catch(() => false);
       options.onAction?.(action, stage, packet);
       logger.warn(
         { packetId, stage, resumes: header.resumes, streamSeq: stuck?.seq, reason: packet.stateReason || undefined },
