@@ -34,6 +34,8 @@ export interface EvalArgs {
   selection: boolean;
   /** Fit the selector's confidence temperature instead (fit-temperature.ts). */
   fitTemperature: boolean;
+  /** Also score each dataset's misspelt queries (bench/data/<dataset>.typos.jsonl). */
+  typos: boolean;
   help: boolean;
 }
 
@@ -59,6 +61,8 @@ export const USAGE = `Usage: pnpm eval [--dataset <name>]... | --tools <file> --
   --fit-temperature       fit the built-in selector's confidence temperature to the cases with known answers
                           instead: the temperature fitted on all, and each dataset's ECE at the temperature
                           fitted on the others (leave one catalog out); writes temperature.json
+  --typos                 also score the misspelt copies of the queries (bench/data/<dataset>.typos.jsonl):
+                          recall as the router searches them (typos corrected), as written, and spelt right
   --latency-tools <n>     also time the search on the largest catalog padded to n tools (default ${DEFAULT_LATENCY_TOOLS}; 0: off)
   --out <dir>             where <dataset>.json, report.md and the chart go (default bench/results)`;
 
@@ -84,6 +88,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
       "latency-tools": { type: "string" },
       selection: { type: "boolean", default: false },
       "fit-temperature": { type: "boolean", default: false },
+      typos: { type: "boolean", default: false },
       out: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -117,6 +122,7 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
     latencyTools,
     selection: values.selection,
     fitTemperature: values["fit-temperature"],
+    typos: values.typos,
     help: values.help,
   };
 }

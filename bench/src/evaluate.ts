@@ -14,6 +14,7 @@ import { pipelineOutcomes } from "./no-tool.js";
 import type { ToolNeedSource } from "./no-tool.js";
 import { PIPELINE_ENDS } from "./pipeline.js";
 import type { PipelineEnd, PipelineOutcome } from "./pipeline.js";
+import type { TypoCase } from "./typo-set.js";
 import { asExpected, isExpected } from "./alternatives.js";
 import { ServerTally } from "./by-server.js";
 import type { ServerResult } from "./by-server.js";
@@ -58,8 +59,20 @@ export interface EvalResult {
   byTag?: Record<string, TagResult>;
   /** Wall time of the router's search per scored case. */
   latencyMs: { p50: number; p99: number };
+  /** With `typos`: recall on the misspelt copies of the scored cases beside the same cases spelt right. */
+  typos?: TypoResult;
   /** Where the tools name their MCP server (livemcp, livemcp-zero): recall@1/5/10 and nDCG@10 by server (by-server.ts). */
   byServer?: ServerResult;
+}
+
+/** Recall@k (keyed as `recall`) on the misspelt requests, searched as the router does (typos corrected) and as written, and on the same requests spelt right. */
+export interface TypoResult {
+  n: number;
+  misspelt: Record<string, number>;
+  uncorrected: Record<string, number>;
+  clean: Record<string, number>;
+  /** Words the router corrected, and how many of them back to the word the typo was made from. */
+  corrections: { made: number; right: number };
 }
 
 /** Counts of each way a case that needs a tool ended. */
@@ -95,6 +108,8 @@ export interface EvalOptions {
   toolNeed?: ToolNeedSource;
   /** Also report the figures per tag. @default false */
   byTag?: boolean;
+  /** Misspelt copies of the cases (typo-set.ts): their recall is reported beside the clean one (`EvalResult.typos`). */
+  typos?: readonly TypoCase[];
   /** Called after each scored case. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -120,6 +135,8 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
   const noToolSettings = options.noTool ?? { minScore: DEFAULT_MIN_SCORE };
 
   const recall = new Map<number, number[]>(RECALL_KS.map((k) => [k, []]));
+  const misspelt = options.typos ? new Map(options.typos.map((t) => [t.id, t])) : undefined;
+  const typos = new TypoTally();
   const servers = new ServerTally(dataset.tools);
   const rr: number[] = [];
   const ndcg: number[] = [];
@@ -134,13 +151,16 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
     const own: ToolFilter | undefined = c.candidates ? { tools: c.candidates } : undefined;
     const filter = options.candidates ? own : undefined;
     const started = performance.now();
-    const results = await index.search(c.query, { limit: DEPTH, filter });
+    // as the router searches: its typos read as the catalog's words first (route.ts)
+    const results = await index.search(index.correctSpelling(c.query).text, { limit: DEPTH, filter });
     latencies.push(performance.now() - started);
 
     if (c.expected.length > 0) {
       const ranked = asExpected(results.map((r) => r.tool.name), c);
       for (const k of RECALL_KS) recall.get(k)!.push(recallAt(c.expected, ranked, k));
       rr.push(reciprocalRank(c.expected, ranked));
+      const typo = misspelt?.get(c.id);
+      if (typo) await typos.add(index, typo, c.expected, ranked, filter);
       ndcg.push(ndcgAt(c.expected, ranked, DEPTH));
       servers.add(c.expected, ranked);
     }
@@ -165,9 +185,48 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
     toolNeedModel: sourceLabel(source),
     calibration,
     latencyMs: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) },
+    ...(misspelt ? { typos: typos.result() } : {}),
     ...(byServer ? { byServer } : {}),
     ...(options.byTag ? { byTag: Object.fromEntries([...tags].sort(([a], [b]) => (a < b ? -1 : 1)).map(([tag, t]) => [tag, { n: t.n, ...t.result() }])) } : {}),
   };
+}
+
+/** Recall on misspelt requests beside their clean copies (EvalResult.typos). */
+class TypoTally {
+  private n = 0;
+  private readonly recall = { misspelt: recallLists(), uncorrected: recallLists(), clean: recallLists() };
+  private made = 0;
+  private right = 0;
+
+  /** Searches the misspelt copy of a case corrected and as written; `ranked` is the clean request's ranking. */
+  async add(index: EmbeddedIndex, typo: TypoCase, expected: readonly string[], ranked: readonly string[], filter: ToolFilter | undefined): Promise<void> {
+    this.n++;
+    const corrected = index.correctSpelling(typo.query);
+    this.made += corrected.corrections.length;
+    this.right += corrected.corrections.filter((c) => typo.typos.some((t) => t.as.toLowerCase() === c.written && t.word === c.read)).length;
+    const search = async (query: string) => (await index.search(query, { limit: DEPTH, filter })).map((r) => r.tool.name);
+    const lists: [Map<number, number[]>, readonly string[]][] = [
+      [this.recall.misspelt, await search(corrected.text)],
+      [this.recall.uncorrected, await search(typo.query)],
+      [this.recall.clean, ranked],
+    ];
+    for (const [list, names] of lists) for (const k of RECALL_KS) list.get(k)!.push(recallAt(expected, names, k));
+  }
+
+  result(): TypoResult {
+    const at = (lists: Map<number, number[]>) => Object.fromEntries(RECALL_KS.map((k) => [String(k), round(mean(lists.get(k)!))]));
+    return {
+      n: this.n,
+      misspelt: at(this.recall.misspelt),
+      uncorrected: at(this.recall.uncorrected),
+      clean: at(this.recall.clean),
+      corrections: { made: this.made, right: this.right },
+    };
+  }
+}
+
+function recallLists(): Map<number, number[]> {
+  return new Map(RECALL_KS.map((k) => [k, []]));
 }
 
 /** A call the review scored (approved, or skipped for its confidence) in a case with known answers: its confidence, and whether its tool was right. */

@@ -107,7 +107,7 @@ export async function runToSelection(c: Pick<BenchCase, "query" | "candidates" |
   const catalog: RouterCatalog = { core: () => deps.tools.filter((t) => t.core), all: () => [...deps.tools] };
   const route = (req: Parameters<typeof routeWithFallback>[2]) => routeWithFallback(deps.index, catalog, req, routerConfig);
   const toolNeed = { threshold: routerConfig.ROUTER_TOOL_NEED_THRESHOLD, ...(deps.toolNeed ? { model: deps.toolNeed } : {}) };
-  if (isDone(await routeStage(packet, { route, catalogStats: () => catalogStats(deps.tools), englishOnly: deps.englishOnly ?? true, toolNeed }))) {
+  if (isDone(await routeStage(packet, { route, catalogStats: () => catalogStats(deps.tools), englishOnly: deps.englishOnly ?? true, toolNeed, correctSpelling: deps.index.correctSpelling?.bind(deps.index) }))) {
     return { packet, endedAt: "route", end: routingOf(packet).toolNeed?.unreadLanguage ? "language" : "noToolRoute" };
   }
   // The router hands candidates on by reference; the selector and reviewer services look them up in their copy of the catalog.

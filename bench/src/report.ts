@@ -22,6 +22,19 @@ export interface ReportContext {
 
 const fmt = (x: number | null, digits = 3): string => (x === null ? "n/a" : x.toFixed(digits));
 
+/** Recall on the misspelt queries (`--typos`) beside the same queries spelt right, one row per dataset that has them. */
+export function typoTable(results: readonly EvalResult[]): string {
+  const head = ["dataset", "n", "R@5 spelt right", "R@5 misspelt", "share", "R@5 as written", "corrections", "right"];
+  const rows = results.flatMap((r) => {
+    const t = r.typos;
+    if (!t) return [];
+    const clean = t.clean["5"] ?? 0;
+    const misspelt = t.misspelt["5"] ?? 0;
+    return [[r.dataset, String(t.n), fmt(clean), fmt(misspelt), fmt(clean > 0 ? misspelt / clean : null), fmt(t.uncorrected["5"] ?? 0), String(t.corrections.made), String(t.corrections.right)]];
+  });
+  return markdownTable(head, rows, 1);
+}
+
 /** The Markdown table of the results, one row per dataset (also used in the root README). */
 export function resultsTable(results: readonly EvalResult[]): string {
   const head = ["dataset", "n", ...RECALL_KS.map((k) => `R@${k}`), "MRR", "nDCG@10", "no-tool P", "no-tool R", "p50 ms", "p99 ms"];
@@ -129,7 +142,7 @@ export function markdownReport(results: readonly EvalResult[], ctx: ReportContex
 Embedder: \`${ctx.embedder}\`
 
 ${resultsTable(results)}
-${scale}${results.some((r) => r.byServer) ? `\n## By tool and by MCP server\n\n${serverTable(results)}\n` : ""}
+${scale}${results.some((r) => r.typos) ? `\n## Misspelt requests\n\n${typoTable(results)}\n` : ""}${results.some((r) => r.byServer) ? `\n## By tool and by MCP server\n\n${serverTable(results)}\n` : ""}
 ![recall@k per dataset](${ctx.chart})
 
 ## Where the requests that need a tool ended

@@ -12,12 +12,13 @@ import { evaluate } from "./evaluate.js";
 import type { EvalResult } from "./evaluate.js";
 import { Progress } from "./progress.js";
 import type { ProgressStream } from "./progress.js";
-import { calibrationTable, markdownReport, outcomeTable, recallChart, reliabilityChart, resultsTable, selectionTable, serverTable, temperatureTable } from "./report.js";
+import { calibrationTable, typoTable, markdownReport, outcomeTable, recallChart, reliabilityChart, resultsTable, selectionTable, serverTable, temperatureTable } from "./report.js";
 import { scaleLatency } from "./scale-latency.js";
 import type { ScaleLatency } from "./scale-latency.js";
 import { fitTemperature } from "./fit-temperature.js";
 import { casesWithArgs, evaluateSelection, selectorsForEval } from "./selection.js";
 import type { SelectionResult } from "./selection.js";
+import { readTypoSet } from "./typo-set.js";
 
 export interface EvalIo {
   stdout: Pick<NodeJS.WritableStream, "write">;
@@ -69,8 +70,10 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
       toolNeed: args.toolNeed,
       byTag: args.byTag,
       onProgress: (done, total) => progress.update(done, total),
+      ...(args.typos ? { typos: readTypoSet(dataset.name) } : {}),
     });
     progress.done(`${result.n} cases, recall@5 ${result.recall["5"]!.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    if (result.typos) io.stderr.write(`${dataset.name}: misspelt recall@5 ${result.typos.misspelt["5"]!.toFixed(3)} (as written ${result.typos.uncorrected["5"]!.toFixed(3)}), spelt right ${result.typos.clean["5"]!.toFixed(3)}\n`);
     results.push(result);
     if (args.json) io.stdout.write(`${JSON.stringify(result)}\n`);
   }
@@ -89,6 +92,7 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
   writeFileSync(join(out, RELIABILITY), reliabilityChart(results));
   writeFileSync(join(out, "report.md"), markdownReport(results, { command, embedder: embedder.id, scale, chart: CHART, reliability: RELIABILITY }));
   if (!args.json) io.stdout.write(`${resultsTable(results)}\n\n${outcomeTable(results)}\n\n${calibrationTable(results)}\n`);
+  if (!args.json && results.some((r) => r.typos)) io.stdout.write(`\n${typoTable(results)}\n`);
   if (!args.json && results.some((r) => r.byServer)) io.stdout.write(`\n${serverTable(results)}\n`);
   io.stderr.write(`report: ${join(out, "report.md")}\n`);
   return 0;

@@ -17,3 +17,5 @@ export type { Action, RequestVerbs } from "./verbs.js";
 export { localToolName, lowerWords, splitWords } from "./words.js";
 export { foreignLanguage } from "./language.js";
 export { isCorrection } from "./corrections.js";
+export { SpellingVocabulary, withCorrections } from "./spelling.js";
+export type { CorrectedText, Correction, SpellingVocabularyOptions } from "./spelling.js";

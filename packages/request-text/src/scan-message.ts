@@ -67,6 +67,11 @@ const RAW_TOKEN = /\S+/g;
 // Any whitespace: a quoted phrase of several words is not a single path.
 const WHITESPACE = /\s/;
 
+/** True for a small number written as a word ("ten"). */
+export function isNumberWord(word: string): boolean {
+  return NUMBER_WORDS.has(word.toLowerCase());
+}
+
 /** Splits a request into quotes, paths, globs, extensions and numbers. */
 export function scanMessage(text: string): MessageScan {
   const quotes = findQuotes(text);

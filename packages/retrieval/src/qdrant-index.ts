@@ -6,6 +6,8 @@ import { ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { DEFAULT_BM25 } from "./bm25.js";
 import type { Bm25Params } from "./bm25.js";
+import type { CorrectedText } from "@switchyard/request-text";
+import { catalogVocabulary, learnSpelling } from "./catalog-spelling.js";
 import { relatedStems } from "./concepts.js";
 import { hash32 } from "./embedder.js";
 import type { Embedder } from "./embedder.js";
@@ -376,6 +378,8 @@ const UPSERT_BATCH = 128;
  */
 export class QdrantIndex implements ToolIndex {
   private count = 0;
+  /** The words of the tools this process indexed: every replica builds its own from the catalog it indexes. */
+  private readonly spelling = catalogVocabulary();
   /** Writes run one after another, like the embedded index's, and a re-index waits for them. */
   private writes: Promise<unknown> = Promise.resolve();
 
@@ -430,6 +434,8 @@ export class QdrantIndex implements ToolIndex {
       const changed: { tool: ToolDefinition; hash: string }[] = [];
       const payloadOnly: Schemas["UpdateOperation"][] = [];
       for (const tool of latest) {
+        // stored before this process started or not, its words are this process's to learn
+        learnSpelling(this.spelling, tool);
         const hash = storedHash(tool);
         const before = stored.get(tool.name);
         if (before?.hash === hash && before.embedder === this.embedder.id) {
@@ -462,6 +468,7 @@ export class QdrantIndex implements ToolIndex {
     return this.serialize(async () => {
       const existed = (await this.storedTools([name])).has(name);
       await this.client.delete(this.alias, { filter: toolPointsFilter(name), wait: true, timeout: this.serverTimeout });
+      this.spelling.delete(name);
       if (existed) this.count--;
       return existed;
     });
@@ -485,6 +492,10 @@ export class QdrantIndex implements ToolIndex {
       include.length === 0 ? [] : this.queryTools(hybridQueryBody(denseQuery, sparse, { limit: include.length, filter: { ...opts.filter, tools: include } })),
     ]);
     return withIncluded(top, included);
+  }
+
+  correctSpelling(text: string): CorrectedText {
+    return this.spelling.correct(text);
   }
 
   /** The best hit of each tool group a query finds, as scored tools. */
@@ -533,6 +544,7 @@ export class QdrantIndex implements ToolIndex {
         latest.map((tool) => ({ tool, hash: storedHash(tool) })),
       );
       await this.switchAlias(fresh, old);
+      for (const tool of latest) learnSpelling(this.spelling, tool);
       this.count = latest.length;
       return latest.length;
     });

@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { canonicalJson, ownToolName, toolVisibleTo } from "@switchyard/packet";
 import type { ToolDefinition, ToolScope } from "@switchyard/packet";
+import type { CorrectedText } from "@switchyard/request-text";
 import { Bm25Index, DEFAULT_BM25 } from "./bm25.js";
 import type { Bm25Params, QueryTerm } from "./bm25.js";
+import { catalogVocabulary, learnSpelling } from "./catalog-spelling.js";
 import { relatedStems } from "./concepts.js";
 import type { Embedder } from "./embedder.js";
 import type { EmbeddingCache } from "./embedding-cache.js";
@@ -120,6 +122,12 @@ export interface ToolIndex {
   readonly size: number;
   /** Tools relevant to the query, best first, then those `opts.include` adds; tools with no relevance at all (score 0) are left out. */
   search(query: string, opts: SearchOptions): Promise<ScoredTool[]>;
+  /**
+   * The text with its typos read as the indexed tools' words (request-text's
+   * SpellingVocabulary), and the corrections made. Absent: an index that keeps
+   * no vocabulary, whose callers search with the text as written.
+   */
+  correctSpelling?(text: string): CorrectedText;
 }
 
 /**
@@ -241,6 +249,7 @@ export class EmbeddedIndex implements ToolIndex {
   private exampleMaxima = new Float64Array(0);
   private readonly sparse: Bm25Index;
   private readonly names = new NameIndex();
+  private readonly spelling = catalogVocabulary();
   private readonly denseWeight: number;
   private readonly nameWeight: number;
   private readonly nameMatchWeight: number;
@@ -312,6 +321,7 @@ export class EmbeddedIndex implements ToolIndex {
         this.tools[slot] = withoutTenantExamples(c.tool);
         this.hashes[slot] = c.hash;
         this.names.set(slot, tokenize(ownToolName(c.tool)));
+        learnSpelling(this.spelling, c.tool);
       }
       this.vectors.update(own);
       this.exampleVectors.update(ofExamples);
@@ -325,6 +335,7 @@ export class EmbeddedIndex implements ToolIndex {
       if (slot === undefined) return Promise.resolve(false);
       this.sparse.delete(name);
       this.names.delete(slot);
+      this.spelling.delete(name);
       this.vectors.update(new Map([[slot, undefined]]));
       const ofExamples = new Map<number, StoredVector | undefined>();
       this.dropExamples(slot, ofExamples);
@@ -333,6 +344,10 @@ export class EmbeddedIndex implements ToolIndex {
       this.hashes[slot] = undefined;
       return Promise.resolve(true);
     });
+  }
+
+  correctSpelling(text: string): CorrectedText {
+    return this.spelling.correct(text);
   }
 
   /** The indexed definition of a tool, if any. */

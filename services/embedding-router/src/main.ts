@@ -72,7 +72,9 @@ await service.serveEndpoints([
     const filter = { tools: request.tools, pools: request.pools, domains: request.domains, tenant };
     // The same query the intent stage would build: "turn it off" borrows the turn before.
     const { text, context } = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
-    return create(RouteResponseSchema, await route({ query: text, context, topK: request.topK || undefined, filter }));
+    // searched with its typos read as the catalog's words, as the route stage does
+    const query = index.correctSpelling?.(text).text ?? text;
+    return create(RouteResponseSchema, await route({ query, context, topK: request.topK || undefined, filter }));
   }, encodeRouteResponse),
   protoEndpoint("rank-tools", RANK_TOOLS_SUBJECT, RankToolsRequestSchema, RankToolsResponseSchema, async (request) => {
     const query = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
@@ -91,6 +93,6 @@ const toolNeed = {
   threshold: config.ROUTER_TOOL_NEED_THRESHOLD,
   model: config.ROUTER_TOOL_NEED_MODEL ? ToolNeedModel.read(config.ROUTER_TOOL_NEED_MODEL) : undefined,
 };
-await runStage(service, "route", (packet) => routeStage(packet, { route, catalogStats: () => catalog.stats(), englishOnly: embedder instanceof LocalEmbedder, toolNeed }));
+await runStage(service, "route", (packet) => routeStage(packet, { route, catalogStats: () => catalog.stats(), englishOnly: embedder instanceof LocalEmbedder, toolNeed, correctSpelling: index.correctSpelling?.bind(index) }));
 await service.dependencies.checkAll();
 service.setReady(true, { tools: index.size });

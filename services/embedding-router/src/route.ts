@@ -11,6 +11,7 @@ import {
   RoutingCandidateSchema,
   routingOf,
   scopeOf,
+  SpellingCorrectionSchema,
   ToolNeedVerdictSchema,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
@@ -18,6 +19,7 @@ import type { Fallback, Packet, RoutingCandidate, StageOutcome, ToolDefinition }
 import type { Config } from "./config.js";
 import { DEFAULT_TOOL_NEED_THRESHOLD, isNoTool, judgeToolNeed, matchesFilter } from "@switchyard/retrieval";
 import { foreignLanguage } from "@switchyard/request-text";
+import type { CorrectedText } from "@switchyard/request-text";
 import type { CatalogStats, ToolFilter, ToolIndex, ToolNeedGateSettings } from "@switchyard/retrieval";
 
 /** What the router is asked: the same for the route stage and the route-only API. */
@@ -109,6 +111,16 @@ export interface RouteStageDeps {
    * model at the default threshold.
    */
   toolNeed?: ToolNeedGateSettings;
+  /** Reads the query's typos as the catalog's words before the search (`ToolIndex.correctSpelling`); absent: searched as written. */
+  correctSpelling?: (text: string) => CorrectedText;
+}
+
+/** The query as the route searches it, its typos read as the catalog's words, and those words recorded on the packet (`spelling`). */
+function spelledQuery(packet: Packet, written: string, correct: RouteStageDeps["correctSpelling"]): { query: string; note: string } {
+  const spelled = correct?.(written) ?? { text: written, corrections: [] };
+  routingOf(packet).spelling = spelled.corrections.map((c) => create(SpellingCorrectionSchema, c));
+  const read = spelled.corrections.map((c) => `${JSON.stringify(c.written)} as ${JSON.stringify(c.read)}`);
+  return { query: spelled.text, note: read.length > 0 ? `; read ${read.join(", ")}` : "" };
 }
 
 /** How many candidates the reflection-log entry names. */
@@ -133,7 +145,8 @@ const SUMMARY_CANDIDATES = 5;
 export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<StageOutcome> {
   const started = performance.now();
   const content = contentOf(packet);
-  const query = (intentOf(packet).query || content.originalPrompt).trim();
+  const written = (intentOf(packet).query || content.originalPrompt).trim();
+  const { query, note: spellingNote } = spelledQuery(packet, written, deps.correctSpelling);
   const context = intentOf(packet).queryContext;
   const scope = scopeOf(packet);
   const { candidates, warnings, searched, fallback } = await deps.route({
@@ -154,7 +167,7 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   // A message the router cannot read is never "no tool": it goes on to a selection model, or offline ends saying why.
   // Asked only where the answer matters: no candidate at all, or a message the gate would judge.
   const judged = semantic.length === 0 || !routing.needsTool;
-  const language = deps.englishOnly && judged ? foreignLanguage(query) : undefined;
+  const language = deps.englishOnly && judged ? foreignLanguage(written) : undefined;
   const unread = (what: string) =>
     `cannot route a message in ${language} offline: the built-in embedder reads English only${what}; configure an embeddings endpoint (EMBEDDINGS_BASE_URL)`;
   // Even a message a rule or the intent model found a tool request in: "no tool matched" would not be the reason.
@@ -165,7 +178,7 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
     routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
     addReflection(packet, {
       step: "route",
-      summary: `no tool in the catalog matches ${quote(query)}${language ? ` (written in ${language})` : ""}${coreNote}`,
+      summary: `no tool in the catalog matches ${quote(query)}${language ? ` (written in ${language})` : ""}${spellingNote}${coreNote}`,
       durationMs: performance.now() - started,
     });
     const none = `no tool matched the request in the catalog${searched === undefined ? "" : ` (${searched} tools)`}`;
@@ -212,7 +225,7 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   const more = semantic.length > SUMMARY_CANDIDATES ? ` and ${semantic.length - SUMMARY_CANDIDATES} more` : "";
   addReflection(packet, {
     step: "route",
-    summary: `${semantic.length} candidate(s) for ${quote(query)}: ${shown.join(", ")}${more}${coreNote}${needNote}`,
+    summary: `${semantic.length} candidate(s) for ${quote(query)}: ${shown.join(", ")}${more}${spellingNote}${coreNote}${needNote}`,
     confidence: semantic[0]?.score ?? 0,
     durationMs: performance.now() - started,
   });

@@ -20,6 +20,7 @@ import { fallbackOf } from "@switchyard/telemetry";
 import { describeErrors, validateArguments } from "@switchyard/tool-schema";
 import type { Config } from "./config.js";
 import { earlierSteps, inheritFolders } from "./earlier-steps.js";
+import { schemaCorrections, withSchemaSpelling } from "./request-spelling.js";
 import { heuristicSelector } from "./heuristic-selector.js";
 import type { Choice, Selection, SelectionRequest, Selector } from "./selector.js";
 
@@ -38,13 +39,16 @@ export async function selectStage(packet: Packet, deps: SelectStageDeps): Promis
   const { config, selector = heuristicSelector(config) } = deps;
   const request = selectionRequestOf(packet);
   if (request.candidates.length === 0) return skipNoCandidates(packet);
+  const read = schemaCorrections(routingOf(packet).spelling, request.candidates).map((c) => `${JSON.stringify(c.written)} as ${JSON.stringify(c.read)}`);
+  if (read.length > 0) addReflection(packet, { step: STEP, summary: `Read ${read.join(", ")}: words of the candidates' names or arguments.` });
   return applySelection(packet, request, await selector.select(request), config, selector.kind);
 }
 
 /** The text to act on (current step, else query, else original prompt), its fallbacks, and the candidates. */
 export function selectionRequestOf(packet: Packet): SelectionRequest {
-  const [text = "", ...texts] = requestTexts(packet);
-  const { candidates, toolNeed } = routingOf(packet);
+  const { candidates, toolNeed, spelling } = routingOf(packet);
+  // the router's corrections that are words of a candidate (request-spelling.ts)
+  const [text = "", ...texts] = withSchemaSpelling(requestTexts(packet), schemaCorrections(spelling, candidates));
   const earlier = earlierSteps(packet);
   return {
     text,
