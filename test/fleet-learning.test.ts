@@ -1,5 +1,6 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { eventually, fleetSkipReason, startTestFleet } from "./harness.js";
 import type { TestFleet } from "./harness.js";
 
@@ -17,6 +18,15 @@ interface Candidate {
   tool: Tool;
   score: number;
   source: string;
+  exampleId?: string;
+}
+
+/** The README's command that teaches a tool by hand: its tool and its body, as a reader would copy them. */
+function readmeExamplesCommand(): { tool: string; body: { examples: string[] } } {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const found = /curl -s localhost:8080\/v1\/tools\/([\w.-]+)\/examples -H 'content-type: application\/json' \\\n\s*-d '([^']+)'/.exec(readme);
+  assert.ok(found, "the README teaches a tool by hand with curl");
+  return { tool: found[1]!, body: JSON.parse(found[2]!) as { examples: string[] } };
 }
 
 describe("fleet learning - request controls, learning from use, feedback and hand-added examples", { skip }, () => {
@@ -54,6 +64,41 @@ describe("fleet learning - request controls, learning from use, feedback and han
     return json.candidates as Candidate[];
   }
 
+  it("fleet learning - the README's examples command changes no other request's outcome; correct:false takes back the example that made a call", async () => {
+    const outcome = async (message: string) => {
+      const { json } = await t.post("/v1/packets", { message });
+      return [message, json.state, json.toolRouting?.selectedTool?.toolName ?? "", json.toolRouting?.executionStatus ?? ""];
+    };
+    const requests = ["delete notes/todo.md", "list the files in notes"];
+    const before = await Promise.all(requests.map(outcome));
+    const { tool, body } = readmeExamplesCommand();
+    const taught = await t.post(`/v1/tools/${tool}/examples`, body);
+    assert.equal(taught.status, 200, taught.text);
+    // the router has indexed them once a request like one of them is scored by it
+    const like = body.examples[0]!.replace("notes/todo.md", "notes/ideas.txt");
+    await eventually(async () => ((await route({ message: like, topK: 1 }))[0]?.exampleId ? true : undefined), 15_000, "the README's examples indexed");
+    assert.deepEqual(await Promise.all(requests.map(outcome)), before, "outcomes as before the README's examples");
+    const { json: stored } = await t.get(`/v1/tools/${tool}/examples`);
+    assert.deepEqual(stored.examples.map((e: { text: string }) => e.text).sort(), [...body.examples].sort(), "listed as taught");
+
+    // a misleading example makes a call; correct:false takes that example back
+    const wrong = "show me what the recipe says";
+    assert.equal((await t.post("/v1/tools/filesystem.get_file_info/examples", { examples: [wrong] })).status, 200);
+    const asked = "what does the recipe in notes/todo.md say";
+    const [hit] = await eventually(async () => {
+      const found = await route({ message: asked, topK: 1 });
+      return found[0]?.tool.name === "filesystem.get_file_info" && found[0].exampleId ? found : undefined;
+    }, 15_000, "the misleading example indexed");
+    const { json: packet } = await t.post("/v1/packets", { message: asked });
+    assert.equal(packet.toolRouting.selectedTool?.toolName, "filesystem.get_file_info", JSON.stringify(packet.reasoning.reflectionLog));
+    const { status, json: feedback } = await t.post(`/v1/packets/${packet.header.packetId}/feedback`, { correct: false });
+    assert.equal(status, 200, JSON.stringify(feedback));
+    assert.equal(feedback.removedExample, hit!.exampleId);
+    const { json: listed } = await t.get("/v1/tools/filesystem.get_file_info/examples");
+    assert.ok(!listed.examples.some((e: { text: string }) => e.text === wrong), "the misleading example is gone");
+    for (const e of listed.examples as { id: string }[]) assert.equal((await t.delete(`/v1/tools/filesystem.get_file_info/examples/${e.id}`)).status, 200);
+  });
+
   it("fleet learning - a call its session goes on from becomes an example of its tool; feedback moves it to the right one", async () => {
     const sessionId = "learning-session";
     const query = "please read the file notes/todo.md";
@@ -75,6 +120,7 @@ describe("fleet learning - request controls, learning from use, feedback and han
       query,
       removedFrom: "filesystem.read_text_file",
       addedTo: "filesystem.get_file_info",
+      removedExample: "",
     });
     await examplesOf("filesystem.read_text_file", (examples) => !examples.includes(query), "the query gone from read_text_file");
     await examplesOf("filesystem.get_file_info", (examples) => examples.includes(query), "the query added to get_file_info");

@@ -118,7 +118,7 @@ export async function runToSelection(c: Pick<BenchCase, "query" | "candidates" |
   if (isDone(await selectStage(packet, { config: selectorConfig, ...(selector ? { selector } : {}) }))) {
     // the heuristic selector ends a packet the router's gate found no need for: that "no tool" is the route stage's
     const verdict = routingOf(packet).toolNeed;
-    const end = verdict?.needed !== false ? "noToolSelect" : verdict.unreadLanguage ? "language" : "noToolRoute";
+    const end = verdict?.unreadLanguage ? "language" : verdict?.needed !== false ? "noToolSelect" : "noToolRoute";
     return { packet, endedAt: "select", end };
   }
   return { packet };

@@ -23,7 +23,12 @@ export function encodeRouteResponse(response: MessageInitShape<typeof RouteRespo
     EncodedRouteResponseSchema,
     create(EncodedRouteResponseSchema, {
       warnings: response.warnings ?? [],
-      candidates: (response.candidates ?? []).map((c) => ({ score: c.score ?? 0, source: c.source ?? 0, tool: c.tool ? encodedTool(create(ToolDefinitionSchema, c.tool)) : undefined })),
+      candidates: (response.candidates ?? []).map((c) => ({
+        score: c.score ?? 0,
+        source: c.source ?? 0,
+        exampleId: c.exampleId ?? "",
+        tool: c.tool ? encodedTool(create(ToolDefinitionSchema, c.tool)) : undefined,
+      })),
     }),
   );
 }
@@ -54,7 +59,7 @@ export class RouteResponseReader {
     const encoded = fromBinary(EncodedRouteResponseSchema, bytes);
     return create(RouteResponseSchema, {
       warnings: encoded.warnings,
-      candidates: encoded.candidates.map((c) => ({ score: c.score, source: c.source, tool: c.tool.length > 0 ? this.tool(c.tool) : undefined })),
+      candidates: encoded.candidates.map((c) => ({ score: c.score, source: c.source, exampleId: c.exampleId, tool: c.tool.length > 0 ? this.tool(c.tool) : undefined })),
     });
   }
 

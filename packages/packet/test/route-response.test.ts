@@ -18,7 +18,7 @@ const writeFile = create(ToolDefinitionSchema, { name: "fs.write_file", descript
 
 function answer(...tools: (typeof readFile)[]) {
   return create(RouteResponseSchema, {
-    candidates: tools.map((tool, i) => ({ tool, score: 0.9 - i / 10, source: tool.core ? RoutingCandidate_Source.CORE : RoutingCandidate_Source.SEMANTIC })),
+    candidates: tools.map((tool, i) => ({ tool, score: 0.9 - i / 10, source: tool.core ? RoutingCandidate_Source.CORE : RoutingCandidate_Source.SEMANTIC, exampleId: i === 0 ? "0123456789abcdef" : "" })),
     warnings: ["the embedder failed; routed by keywords"],
   });
 }

@@ -5,6 +5,7 @@ export { otherObject } from "./other-object.js";
 export type { QueryOptions, RouterQuery } from "./query.js";
 export { requestTexts } from "./request-texts.js";
 export { plainWords, scanMessage } from "./scan-message.js";
+export { withoutValues } from "./without-values.js";
 export type { MessageScan, NumberRef, PathRef } from "./scan-message.js";
 export { isSmalltalk, stripSmalltalk } from "./smalltalk.js";
 export type { Span } from "./span.js";

@@ -11,8 +11,7 @@ import { catalogVocabulary, learnSpelling } from "./catalog-spelling.js";
 import { relatedStems } from "./concepts.js";
 import { hash32 } from "./embedder.js";
 import type { Embedder } from "./embedder.js";
-import { tokenize, toolFields, withoutTenantExamples } from "./text.js";
-import type { ToolFields } from "./text.js";
+import { exampleDocuments, tokenize, toolFields, withoutTenantExamples } from "./text.js";
 import { DEFAULT_NAME_WEIGHT, DEFAULT_RELATED_WEIGHT, toolContentHash, weightedStems, weightedVector, withIncluded } from "./tool-index.js";
 import type { ScoredTool, SearchOptions, ToolFilter, ToolIndex } from "./tool-index.js";
 
@@ -72,6 +71,8 @@ export interface ToolPayload {
   role: PointRole;
   /** Whose point it is: `SHARED_TENANT` for the tool's text and its shared examples, else the tenant that taught the example. */
   owner: string;
+  /** An example point's request as taught (its vectors are of the request without its values); absent on a tool point. */
+  example?: string;
   definition: string;
   [key: string]: unknown;
 }
@@ -164,7 +165,8 @@ export function storedHash(tool: ToolDefinition): string {
   return `${toolContentHash(tool)}.${POINT_LAYOUT}`;
 }
 // 3: every point names its owner (examples tenants taught).
-const POINT_LAYOUT = 3;
+// 4: example points are embedded without their values and carry the example as taught.
+const POINT_LAYOUT = 4;
 
 /** A query's sparse vector: each stem once per occurrence, its related words (concepts.ts) at `relatedWeight`. */
 export function querySparseVector(query: string, relatedWeight = DEFAULT_RELATED_WEIGHT, context: readonly string[] = []): Schemas["SparseVector"] {
@@ -179,8 +181,9 @@ export function querySparseVector(query: string, relatedWeight = DEFAULT_RELATED
 }
 
 /** The payload of one of a tool's points; the definition never carries the examples tenants taught. */
-export function toolPayload(tool: ToolDefinition, hash: string, embedder: string, role: PointRole, owner = SHARED_TENANT): ToolPayload {
+export function toolPayload(tool: ToolDefinition, hash: string, embedder: string, role: PointRole, owner = SHARED_TENANT, example?: string): ToolPayload {
   return {
+    ...(example !== undefined ? { example } : {}),
     tool: tool.name,
     pool: tool.pool,
     domains: [...tool.domains],
@@ -201,8 +204,8 @@ export function definitionOf(payload: Schemas["Payload"] | null | undefined): To
 
 /**
  * A tool's points: `vectors[0]` is its whole text and goes on the `tool`
- * point with `sparse`; `vectors[1..]` are its examples (`exampleTexts`), one
- * `example` point each with the example's own sparse vector and its owner.
+ * point with `sparse`; `vectors[1..]` are its examples (`exampleDocuments`), one
+ * `example` point each with the sparse vector of the example without its values, its owner and its text.
  */
 export function toolPoints(
   tool: ToolDefinition,
@@ -211,22 +214,25 @@ export function toolPoints(
   vectors: readonly Float32Array[],
   sparse: Schemas["SparseVector"],
 ): Schemas["PointStruct"][] {
-  const examples = exampleTexts(toolFields(tool));
+  const examples = exampleDocuments(toolFields(tool));
   return vectors.map((vector, i) => {
     const role: PointRole = i === 0 ? "tool" : "example";
     const example = examples[i - 1];
     const named: Record<string, Schemas["Vector"]> = {
       [DENSE_VECTOR]: Array.from(vector),
-      [SPARSE_VECTOR]: i === 0 ? sparse : exampleSparseVector(example?.text ?? ""),
+      [SPARSE_VECTOR]: i === 0 ? sparse : exampleSparseVector(example?.compared ?? ""),
     };
-    const payload = toolPayload(tool, hash, embedder, role, example?.owner || SHARED_TENANT);
+    const payload = toolPayload(tool, hash, embedder, role, example?.owner || SHARED_TENANT, example?.text);
     return { id: pointId(tool.name, role, i === 0 ? 0 : i - 1), vector: named, payload };
   });
 }
 
-/** A tool's examples with their owners ("" when shared), in the order of their points. */
-function exampleTexts(f: ToolFields): { text: string; owner: string }[] {
-  return [...f.examples.map((text) => ({ text, owner: "" })), ...f.tenantExamples.map((e) => ({ text: e.text, owner: e.tenant }))];
+/** The example a hit is, when it is an example point (`ScoredTool.example`). */
+function matchedExample(payload: Schemas["Payload"] | null | undefined): Pick<ScoredTool, "example"> {
+  const text = payload?.["example"];
+  const owner = payload?.["owner"];
+  if (payload?.["role"] !== "example" || typeof text !== "string" || typeof owner !== "string") return {};
+  return { example: { text, owner: owner === SHARED_TENANT ? "" : owner } };
 }
 
 /** `key` is one of `values` (for an array payload such as `domains`: one of its items is). */
@@ -505,7 +511,7 @@ export class QdrantIndex implements ToolIndex {
     for (const group of groups) {
       const hit = group.hits[0];
       const tool = definitionOf(hit?.payload);
-      if (hit && tool && hit.score > 0) results.push({ tool, score: Math.min(1, hit.score) });
+      if (hit && tool && hit.score > 0) results.push({ tool, score: Math.min(1, hit.score), ...matchedExample(hit.payload) });
     }
     return results;
   }
@@ -592,7 +598,7 @@ export class QdrantIndex implements ToolIndex {
   private async write(collection: string, tools: readonly { tool: ToolDefinition; hash: string }[]): Promise<void> {
     const texts = tools.map(({ tool }) => {
       const f = toolFields(tool);
-      return [[f.name, f.description, f.parameters].filter((s) => s.length > 0).join("\n"), ...exampleTexts(f).map((e) => e.text)];
+      return [[f.name, f.description, f.parameters].filter((s) => s.length > 0).join("\n"), ...exampleDocuments(f).map((e) => e.compared)];
     });
     const vectors = await this.embedder.embed(texts.flat());
     if (vectors.length !== texts.flat().length) {

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
-import { splitWords } from "@switchyard/request-text";
+import { splitWords, withoutValues } from "@switchyard/request-text";
 import { stemmer } from "stemmer";
 
 /**
@@ -106,6 +106,20 @@ export function toolFields(tool: ToolDefinition): ToolFields {
     examples: tool.examples.filter((e) => e.trim().length > 0),
     tenantExamples: tool.tenantExamples.filter((e) => e.text.trim().length > 0).map(({ tenant, text }) => ({ tenant, text })),
   };
+}
+
+/** One example request as an index keeps it: as taught, whose it is ("" when shared), and the text compared with requests. */
+export interface ExampleDocument {
+  text: string;
+  owner: string;
+  /** The example without its values (`withoutValues`): the file or address it names makes no other request like it. */
+  compared: string;
+}
+
+/** A tool's examples, the shared ones first, each with its compared text; an example that is nothing but values is left out. */
+export function exampleDocuments(f: ToolFields): ExampleDocument[] {
+  const all = [...f.examples.map((text) => ({ text, owner: "" })), ...f.tenantExamples.map((e) => ({ text: e.text, owner: e.tenant }))];
+  return all.map((e) => ({ ...e, compared: withoutValues(e.text) })).filter((e) => tokenize(e.compared).length > 0);
 }
 
 /** The definition an index hands out: without the examples tenants taught, which no search result may show another tenant. */

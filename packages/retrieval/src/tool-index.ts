@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { canonicalJson, ownToolName, toolVisibleTo } from "@switchyard/packet";
+import { withoutValues } from "@switchyard/request-text";
 import type { ToolDefinition, ToolScope } from "@switchyard/packet";
 import type { CorrectedText } from "@switchyard/request-text";
 import { Bm25Index, DEFAULT_BM25 } from "./bm25.js";
@@ -14,8 +15,8 @@ import { blockCount, raiseBlockMaximum, SCORE_BLOCK_BITS } from "./score-blocks.
 import { allMade } from "./segment-dots.js";
 import { storeVector } from "./stored-vector.js";
 import type { StoredVector } from "./stored-vector.js";
-import { exampleCounts, tokenize, toolFields, withoutTenantExamples } from "./text.js";
-import type { ToolFields } from "./text.js";
+import { exampleCounts, exampleDocuments, tokenize, toolFields, withoutTenantExamples } from "./text.js";
+import type { ExampleDocument, ToolFields } from "./text.js";
 import { topK, TopList } from "./top-k.js";
 import { VectorBlock } from "./vector-block.js";
 
@@ -25,6 +26,8 @@ export interface ScoredTool {
   score: number;
   /** Set on a result that is there only because `SearchOptions.include` named it: it is not among the best `limit`. */
   included?: true;
+  /** The example request that gave the tool its score, when one did (not its own text): as taught, and whose ("" when shared). */
+  example?: { text: string; owner: string };
 }
 
 /**
@@ -286,7 +289,7 @@ export class EmbeddedIndex implements ToolIndex {
     return this.serialize(async () => {
       // the last definition of a name wins, as if they had been upserted one by one
       const latest = new Map(tools.map((t) => [t.name, t]));
-      const changed: { tool: ToolDefinition; hash: string | undefined; fields: ToolFields; stems: ToolStems }[] = [];
+      const changed: { tool: ToolDefinition; hash: string | undefined; fields: ToolFields; examples: ExampleDocument[]; stems: ToolStems }[] = [];
       for (const tool of latest.values()) {
         const slot = this.sparse.slot(tool.name);
         // hashed now when the definition kept will lack the tenants' examples the hash covers
@@ -298,7 +301,8 @@ export class EmbeddedIndex implements ToolIndex {
           continue;
         }
         const fields = toolFields(tool);
-        changed.push({ tool, hash, fields, stems: stemsOf(fields) });
+        const examples = exampleDocuments(fields);
+        changed.push({ tool, hash, fields, examples, stems: stemsOf(fields, examples) });
       }
       if (changed.length === 0) return 0;
 
@@ -311,11 +315,11 @@ export class EmbeddedIndex implements ToolIndex {
         const slot = this.sparse.slot(c.tool.name)!;
         this.dropExamples(slot, ofExamples);
         own.set(slot, vectors[at++]!);
-        const owners = exampleOwners(c.fields);
-        const examples = c.stems.examples.map((stems, i) => {
+        const examples = c.stems.examples.map((stems, i): Example => {
           const vector = this.freeExampleVectors.pop() ?? this.exampleVectorCount++;
           ofExamples.set(vector, vectors[at++]!);
-          return { vector, stems: new Set(stems), owner: owners[i]! };
+          const { text, owner } = c.examples[i]!;
+          return { vector, stems: new Set(stems), text, owner };
         });
         if (examples.length > 0) this.examples.set(slot, examples);
         this.tools[slot] = withoutTenantExamples(c.tool);
@@ -368,15 +372,19 @@ export class EmbeddedIndex implements ToolIndex {
     const stems = weightedStems(query, context, stemsOf);
     if (opts.limit <= 0 || this.size === 0 || stems.size === 0) return [];
     const lines = requestLines([...context, query].join("\n"), stemsOf);
+    // examples are compared with the texts without their values (exampleDocuments)
+    const plain = new Map([query, ...context, ...lines].map((text) => [text, withoutValues(text)]));
+    const plainOf = (text: string) => plain.get(text)!;
     // one embedder call for the query, its context and its lines: a remote embedder answers a batch as fast as one text
-    const texts = [...new Set([query, ...context, ...lines])];
+    const texts = [...new Set([query, ...context, ...lines, ...(this.examples.size > 0 ? plain.values() : [])])];
     const vectors = opts.sparseOnly ? [] : await this.embedNow(() => texts, texts.map(stemsOf));
     if (!opts.sparseOnly && vectors.length !== texts.length) {
       throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${texts.length} query texts`);
     }
     const vectorOf = (text: string) => vectors[texts.indexOf(text)];
     const queryVector = opts.sparseOnly ? undefined : weightedVector(vectorOf(query)!, context.map((t) => vectorOf(t)!));
-    const whole = this.rank(stems, queryVector, opts);
+    const plainVector = opts.sparseOnly || this.examples.size === 0 ? undefined : weightedVector(vectorOf(plainOf(query))!, context.map((t) => vectorOf(plainOf(t))!));
+    const whole = this.rank(stems, queryVector, opts, { stems: weightedStems(plainOf(query), context.map(plainOf), stemsOf), vector: plainVector });
     if (lines.length === 0) return withIncluded(whole.top, whole.included);
     // a tool's score is the better of the whole query's and its line's: what the line asks for stays in the list
     const best = new Map(whole.top.map((r) => [r.tool.name, r]));
@@ -385,7 +393,7 @@ export class EmbeddedIndex implements ToolIndex {
       if (r.score > (kept.get(r.tool.name)?.score ?? 0)) kept.set(r.tool.name, r);
     };
     for (const line of lines) {
-      const ranked = this.rank(weightedStems(line, [], stemsOf), vectorOf(line), { ...opts, limit: LINE_CANDIDATES });
+      const ranked = this.rank(weightedStems(line, [], stemsOf), vectorOf(line), { ...opts, limit: LINE_CANDIDATES }, { stems: weightedStems(plainOf(line), [], stemsOf), vector: this.examples.size > 0 ? vectorOf(plainOf(line)) : undefined });
       for (const r of ranked.top) keepBetter(best, r);
       for (const r of ranked.included) keepBetter(included, r);
     }
@@ -396,8 +404,14 @@ export class EmbeddedIndex implements ToolIndex {
    * The best `opts.limit` tools for weighted stems (`weightedStems`), scored as
    * the class comment says (without a vector, by the sparse part alone); and
    * the tools `opts.include` names with their scores, in the top or not.
+   * Examples are compared with `plain`: the query without its values.
    */
-  private rank(stems: ReadonlyMap<string, number>, queryVector: Float32Array | undefined, opts: SearchOptions): { top: ScoredTool[]; included: ScoredTool[] } {
+  private rank(
+    stems: ReadonlyMap<string, number>,
+    queryVector: Float32Array | undefined,
+    opts: SearchOptions,
+    plain: { stems: ReadonlyMap<string, number>; vector: Float32Array | undefined },
+  ): { top: ScoredTool[]; included: ScoredTool[] } {
     if (stems.size === 0) return { top: [], included: [] };
     // started first: a helper thread works on them while this one scores the words
     const finishDots = queryVector && this.vectors.startDots(queryVector);
@@ -430,17 +444,22 @@ export class EmbeddedIndex implements ToolIndex {
     const fuse = (cosine: number, sparse: number) => denseWeight * cosine + sparseWeight * sparse;
     // each example as a document of its own: its tool keeps the better score
     const hasExamples = this.examples.size > 0;
+    const bestExamples = new Map<number, Example>();
     if (hasExamples) {
       exampleScores.fill(0);
       exampleMaxima.fill(0);
-      const dots = queryVector && this.exampleVectors.dots(queryVector);
-      const resemblance = this.resemblance(expanded);
+      const dots = queryVector && plain.vector && this.exampleVectors.dots(plain.vector);
+      const resemblance = this.resemblance([...plain.stems].map(([term, weight]) => this.expand(term, weight)));
       const tenant = opts.filter?.tenant;
       for (const [t, examples] of this.examples) {
-        for (const { vector, stems, owner } of examples) {
-          if (!exampleCounts(owner, tenant)) continue;
-          const lexical = (1 - this.nameMatchWeight) * resemblance(stems) + nameCoverage[t]!;
-          exampleScores[t] = Math.max(exampleScores[t]!, dots ? fuse(Math.max(0, dots[vector]!), lexical) : lexical);
+        for (const example of examples) {
+          if (!exampleCounts(example.owner, tenant)) continue;
+          const lexical = (1 - this.nameMatchWeight) * resemblance(example.stems) + nameCoverage[t]!;
+          const score = dots ? fuse(Math.max(0, dots[example.vector]!), lexical) : lexical;
+          if (score > exampleScores[t]!) {
+            exampleScores[t] = score;
+            bestExamples.set(t, example);
+          }
         }
         raiseBlockMaximum(exampleMaxima, t, exampleScores[t]!);
       }
@@ -462,6 +481,11 @@ export class EmbeddedIndex implements ToolIndex {
     const { total } = bm25;
     const { sums } = dots;
     const scoreAt = (t: number) => scoreOf(total[t]!, nameCoverage[t]!, sums[t]!, hasExamples ? exampleScores[t]! : 0);
+    // the example that scored the tool, when it beat the tool's own text
+    const exampleAt = (t: number) => {
+      const example = bestExamples.get(t);
+      return example && exampleScores[t]! > scoreOf(total[t]!, nameCoverage[t]!, sums[t]!, 0) ? { example: { text: example.text, owner: example.owner } } : {};
+    };
 
     // Only a tool that would enter the top becomes a result; below the top's last score none can, nor can a block whose bound is below it.
     const top = new TopList<ScoredTool>(opts.limit, (r) => r.score, (r) => r.tool.name);
@@ -481,14 +505,14 @@ export class EmbeddedIndex implements ToolIndex {
         const tool = this.tools[t]!;
         if (opts.filter && !matchesFilter(tool, opts.filter)) continue;
         if (!top.admits(score, tool.name)) continue;
-        top.offer({ tool, score });
+        top.offer({ tool, score, ...exampleAt(t) });
         if (top.items.length === opts.limit) floor = top.items[opts.limit - 1]!.score;
       }
     }
     const included: ScoredTool[] = [];
     for (const t of this.includedSlots(opts.include)) {
       const best = scoreAt(t);
-      if (best > 0) this.offerIncluded(t, best < 1 ? best : 1, opts.filter, included);
+      if (best > 0) this.offerIncluded(t, best < 1 ? best : 1, opts.filter, included, exampleAt(t));
     }
     return { top: top.items, included };
   }
@@ -504,9 +528,9 @@ export class EmbeddedIndex implements ToolIndex {
   }
 
   /** Adds the tool in `slot` to `included` with its score, if the filter lets it through. */
-  private offerIncluded(slot: number, score: number, filter: ToolFilter | undefined, included: ScoredTool[]): void {
+  private offerIncluded(slot: number, score: number, filter: ToolFilter | undefined, included: ScoredTool[], example: Pick<ScoredTool, "example">): void {
     const tool = this.tools[slot]!;
-    if (!filter || matchesFilter(tool, filter)) included.push({ tool, score });
+    if (!filter || matchesFilter(tool, filter)) included.push({ tool, score, ...example });
   }
 
   /** The content hash of the tool in `slot` (`toolContentHash`), made the first time it is asked for. */
@@ -529,12 +553,12 @@ export class EmbeddedIndex implements ToolIndex {
    * vectors (400 MB for 100,000 tools) never all exist at once, each chunk's
    * are garbage before the next.
    */
-  private async embedStored(tools: readonly { fields: ToolFields; stems: ToolStems }[]): Promise<StoredVector[]> {
+  private async embedStored(tools: readonly { fields: ToolFields; examples: readonly ExampleDocument[]; stems: ToolStems }[]): Promise<StoredVector[]> {
     const stored: StoredVector[] = [];
     for (let from = 0; from < tools.length; from += EMBED_CHUNK) {
       const chunk = tools.slice(from, from + EMBED_CHUNK);
       const stems = chunk.flatMap((t) => textStems(t.stems));
-      const vectors = await this.embedTexts(() => chunk.flatMap((t) => textsOf(t.fields)), stems);
+      const vectors = await this.embedTexts(() => chunk.flatMap((t) => textsOf(t.fields, t.examples)), stems);
       if (vectors.length !== stems.length) throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${stems.length} texts`);
       for (const vector of vectors) stored.push(storeVector(vector));
     }
@@ -609,10 +633,11 @@ export class EmbeddedIndex implements ToolIndex {
   }
 }
 
-/** One example request: its vector's number in the examples' block, its stems and its owner ("" when shared). */
+/** One example request: its vector's number in the examples' block, its compared text's stems, the text as taught and its owner ("" when shared). */
 interface Example {
   vector: number;
   stems: ReadonlySet<string>;
+  text: string;
   owner: string;
 }
 
@@ -624,15 +649,10 @@ export function withIncluded(top: ScoredTool[], included: readonly ScoredTool[])
   return [...top, ...topK(extra, extra.length, (r) => r.score, (r) => r.tool.name)];
 }
 
-/** The texts embedded for a tool: its own (name, description, parameters), then each example request, the shared ones first. */
-function textsOf(f: ToolFields): string[] {
+/** The texts embedded for a tool: its own (name, description, parameters), then each example request as compared (`exampleDocuments`). */
+function textsOf(f: ToolFields, examples: readonly ExampleDocument[]): string[] {
   const whole = [f.name, f.description, f.parameters].filter((s) => s.length > 0).join("\n");
-  return [whole, ...f.examples, ...f.tenantExamples.map((e) => e.text)];
-}
-
-/** The owner of each example in `textsOf`'s order: "" for a shared one, else its tenant. */
-function exampleOwners(f: ToolFields): string[] {
-  return [...f.examples.map(() => ""), ...f.tenantExamples.map((e) => e.tenant)];
+  return [whole, ...examples.map((e) => e.compared)];
 }
 
 /** A tool's fields as stems (`tokenize`), split once for BM25, the examples' resemblance and the embedder. */
@@ -643,9 +663,8 @@ interface ToolStems {
   examples: string[][];
 }
 
-function stemsOf(f: ToolFields): ToolStems {
-  const examples = [...f.examples, ...f.tenantExamples.map((e) => e.text)].map((e) => tokenize(e));
-  return { name: tokenize(f.name), description: tokenize(f.description), parameters: tokenize(f.parameters), examples };
+function stemsOf(f: ToolFields, examples: readonly ExampleDocument[]): ToolStems {
+  return { name: tokenize(f.name), description: tokenize(f.description), parameters: tokenize(f.parameters), examples: examples.map((e) => tokenize(e.compared)) };
 }
 
 /** The stems of `textsOf`'s texts: no word spans the line break that joins the fields, so the whole text's are the fields' one after another. */

@@ -102,10 +102,20 @@ describe("qdrant request bodies (no server)", () => {
         embedder: "local",
         role: i === 0 ? "tool" : "example",
         owner: SHARED_TENANT,
+        ...(i === 0 ? {} : { example: lights.examples[i - 1] }),
       });
       assert.equal(typeof definition, "string");
       assert.ok(equals(ToolDefinitionSchema, definitionOf(p.payload)!, lights), "the payload carries the whole definition");
     }
+  });
+
+  it("qdrant - an example point is the example without its values: the file it names makes no request like it", () => {
+    const taught = create(ToolDefinitionSchema, { ...lights, examples: ["dim the lights in living-room/lamp.cfg to 40", "notes/todo.md"] });
+    const vectors = [0, 1].map((i) => new Float32Array([i, 1, 0]));
+    const points = toolPoints(taught, toolContentHash(taught), "local", vectors, toolSparseVector(taught));
+    assert.equal(points.length, 2, "an example of values alone is no point");
+    assert.deepEqual(points[1]!.vector, { [DENSE_VECTOR]: [1, 1, 0], [SPARSE_VECTOR]: exampleSparseVector("dim the lights in to") });
+    assert.equal(points[1]!.payload!["example"], "dim the lights in living-room/lamp.cfg to 40");
   });
 
   it("qdrant - a tenant's example is a point it owns; no point's definition carries a tenant's examples", () => {
@@ -114,6 +124,7 @@ describe("qdrant request bodies (no server)", () => {
     const points = toolPoints(taught, toolContentHash(taught), "local", vectors, toolSparseVector(taught));
     assert.deepEqual(points.map((p) => p.payload!["owner"]), [SHARED_TENANT, SHARED_TENANT, SHARED_TENANT, "tenant-b"]);
     assert.deepEqual(points[3]!.vector, { [DENSE_VECTOR]: [3, 1, 0], [SPARSE_VECTOR]: exampleSparseVector("lights out please") });
+    assert.equal(points[3]!.payload!["example"], "lights out please", "a hit on it says which example matched");
     for (const p of points) assert.deepEqual(definitionOf(p.payload)!.tenantExamples, []);
     assert.notEqual(toolContentHash(taught), toolContentHash(lights), "a tenant's example changes what is indexed");
   });

@@ -6,7 +6,8 @@ import { catalogTool } from "@switchyard/test-fixtures";
 import { relatedStems } from "../src/concepts.js";
 import { LocalEmbedder } from "../src/embedder.js";
 import { mulberry32 } from "../src/seeded-random.js";
-import { tokenize, toolFields } from "../src/text.js";
+import { withoutValues } from "@switchyard/request-text";
+import { exampleDocuments, tokenize, toolFields } from "../src/text.js";
 import { EmbeddedIndex, matchesFilter, weightedStems, weightedVector } from "../src/tool-index.js";
 import type { ScoredTool, SearchOptions } from "../src/tool-index.js";
 import { topK } from "../src/top-k.js";
@@ -37,13 +38,14 @@ function bruteForce(tools: readonly ToolDefinition[], embedder: LocalEmbedder, q
     let length = 0;
     for (const tf of terms.values()) length += tf;
     const whole = [f.name, f.description, f.parameters].filter((s) => s.length > 0).join("\n");
+    const examples = exampleDocuments(f).map((e) => e.compared);
     return {
       tool,
       terms,
       length,
       name: [...new Set(tokenize(ownToolName(tool)))],
-      vectors: [whole, ...f.examples].map(embed),
-      examples: f.examples.map((e) => new Set(tokenize(e))),
+      vectors: [whole, ...examples].map(embed),
+      examples: examples.map((e) => new Set(tokenize(e))),
     };
   });
   const n = docs.length;
@@ -52,8 +54,16 @@ function bruteForce(tools: readonly ToolDefinition[], embedder: LocalEmbedder, q
   const idf = (term: string) => idfOf(docs.filter((d) => d.terms.has(term)).length);
   const nameIdf = (stem: string) => idfOf(docs.filter((d) => d.name.includes(stem)).length);
 
-  const rank = (weights: ReadonlyMap<string, number>, vector: Float32Array | undefined, limit: number): ScoredTool[] => {
-    const expanded = [...weights].map(([term, weight]) => [{ term, weight }, ...relatedStems(term).map((r) => ({ term: r, weight: weight * RELATED }))]);
+  // examples are compared with the text without its values
+  type Weighted = { weights: ReadonlyMap<string, number>; vector: Float32Array | undefined };
+  const plainOf = (text: string, withContext: boolean): Weighted => ({
+    weights: weightedStems(withoutValues(text), withContext ? context.map(withoutValues) : []),
+    vector: opts.sparseOnly ? undefined : weightedVector(embed(withoutValues(text)), withContext ? context.map((c) => embed(withoutValues(c))) : []),
+  });
+  const expand = (weights: ReadonlyMap<string, number>) => [...weights].map(([term, weight]) => [{ term, weight }, ...relatedStems(term).map((r) => ({ term: r, weight: weight * RELATED }))]);
+  const rank = (weights: ReadonlyMap<string, number>, vector: Float32Array | undefined, limit: number, plain: Weighted): ScoredTool[] => {
+    const expanded = expand(weights);
+    const plainExpanded = expand(plain.weights);
     const known = (term: string) => docs.some((d) => d.terms.has(term));
     let reference = 0;
     for (const alternatives of expanded) {
@@ -79,11 +89,11 @@ function bruteForce(tools: readonly ToolDefinition[], embedder: LocalEmbedder, q
     const scale = Math.max(reference, ...bm25);
     const matches = new Map<string, number>();
     for (const { term, weight } of expanded.flat()) matches.set(term, Math.max(matches.get(term) ?? 0, Math.min(1, weight)));
-    const exampleIdf = expanded.map((alternatives) => alternatives.map(({ term, weight }) => weight * idf(term)));
+    const exampleIdf = plainExpanded.map((alternatives) => alternatives.map(({ term, weight }) => weight * idf(term)));
     const whole = exampleIdf.reduce((sum, alternatives) => sum + alternatives[0]!, 0);
-    const cosine = (v: Float32Array) => {
+    const cosine = (v: Float32Array, of = vector!) => {
       let s = 0;
-      for (let d = 0; d < v.length; d++) if (vector![d] !== 0 && v[d] !== 0) s += vector![d]! * v[d]!;
+      for (let d = 0; d < v.length; d++) if (of[d] !== 0 && v[d] !== 0) s += of[d]! * v[d]!;
       return Math.max(0, s);
     };
     const fuse = (c: number, sparse: number) => DENSE * c + (1 - DENSE) * sparse;
@@ -102,12 +112,12 @@ function bruteForce(tools: readonly ToolDefinition[], embedder: LocalEmbedder, q
         exampleIdf.forEach((alternatives, q) => {
           let best = 0;
           alternatives.forEach((w, a) => {
-            if (stemsOfExample.has(expanded[q]![a]!.term)) best = Math.max(best, w);
+            if (stemsOfExample.has(plainExpanded[q]![a]!.term)) best = Math.max(best, w);
           });
           said += best;
         });
         const sparse = (1 - NAME_MATCH) * (whole > 0 ? said / whole : 0) + nameCoverage;
-        const s = vector ? fuse(cosine(d.vectors[i + 1]!), sparse) : sparse;
+        const s = vector ? fuse(cosine(d.vectors[i + 1]!, plain.vector), sparse) : sparse;
         if (s > score) score = s;
       });
       return { tool: d.tool, score: Math.min(1, score) };
@@ -119,13 +129,13 @@ function bruteForce(tools: readonly ToolDefinition[], embedder: LocalEmbedder, q
   // an included tool scores the better of the whole query's and each line's, wherever it ranks
   const includedScores = new Map<string, ScoredTool>();
   const include = new Set(opts.include);
-  const rankWithIncluded = (s: ReadonlyMap<string, number>, v: Float32Array | undefined, limit: number) => {
-    const all = rank(s, v, tools.length);
+  const rankWithIncluded = (s: ReadonlyMap<string, number>, v: Float32Array | undefined, limit: number, plain: Weighted) => {
+    const all = rank(s, v, tools.length, plain);
     for (const r of all) if (include.has(r.tool.name) && r.score > (includedScores.get(r.tool.name)?.score ?? 0)) includedScores.set(r.tool.name, r);
     return all.slice(0, limit);
   };
   const vector = opts.sparseOnly ? undefined : weightedVector(embed(query), context.map(embed));
-  let result = rankWithIncluded(stems, vector, opts.limit);
+  let result = rankWithIncluded(stems, vector, opts.limit, plainOf(query, true));
   const lines = [...context, query]
     .join("\n")
     .split("\n")
@@ -134,7 +144,7 @@ function bruteForce(tools: readonly ToolDefinition[], embedder: LocalEmbedder, q
   if (lines.length >= 2) {
     const best = new Map(result.map((r) => [r.tool.name, r]));
     for (const line of lines) {
-      for (const r of rankWithIncluded(weightedStems(line), opts.sparseOnly ? undefined : embed(line), 2)) {
+      for (const r of rankWithIncluded(weightedStems(line), opts.sparseOnly ? undefined : embed(line), 2, plainOf(line, false))) {
         if (r.score > (best.get(r.tool.name)?.score ?? 0)) best.set(r.tool.name, r);
       }
     }

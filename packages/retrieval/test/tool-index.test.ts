@@ -168,8 +168,28 @@ describe("tool-index", () => {
     const untaught = await scoresOf(before, "show me the files in the notes folder");
     const taughtScores = await scoresOf(after, "show me the files in the notes folder");
     assert.equal(taughtScores.get("filesystem.list_directory"), untaught.get("filesystem.list_directory"), "other tools' scores do not move");
-    assert.equal(await first(after, "open the todo note"), "filesystem.read_text_file", "a request like the example finds its tool");
-    assert.notEqual(await first(before, "open the todo note"), "filesystem.read_text_file", "which it did not before");
+    // issue 37: the file an example names makes no other request like it
+    assert.equal(await first(after, "open the todo note"), await first(before, "open the todo note"), "values alike are not requests alike");
+    const said = filesystemTools().map((t) => (t.name === "filesystem.read_text_file" ? tool({ ...t, examples: ["show me what the recipe says"] }) : t));
+    const sayIndex = new EmbeddedIndex(new LocalEmbedder());
+    await sayIndex.upsert(said);
+    assert.equal(await first(sayIndex, "what does the recipe say"), "filesystem.read_text_file", "a request like the example finds its tool");
+    assert.notEqual(await first(before, "what does the recipe say"), "filesystem.read_text_file", "which it did not before");
+  });
+
+  it("tool-index - an example counts as a whole: the README's example does not take over requests that name the same file", async () => {
+    const taught = filesystemTools().map((t) => (t.name === "filesystem.get_file_info" ? tool({ ...t, examples: ["how big is notes/todo.md?"] }) : t));
+    const before = new EmbeddedIndex(new LocalEmbedder());
+    await before.upsert(filesystemTools());
+    const after = new EmbeddedIndex(new LocalEmbedder());
+    await after.upsert(taught);
+    for (const query of ["delete notes/todo.md", "list the files in notes", "please read the file notes/todo.md"]) {
+      const [was, is] = [await before.search(query, { limit: 3 }), await after.search(query, { limit: 3 })];
+      assert.deepEqual(is.map((r) => [r.tool.name, r.score]), was.map((r) => [r.tool.name, r.score]), query);
+    }
+    const [hit] = await after.search("how big is the file notes/ideas.txt?", { limit: 1 });
+    assert.equal(hit?.tool.name, "filesystem.get_file_info");
+    assert.deepEqual(hit?.example, { text: "how big is notes/todo.md?", owner: "" }, "the result names the example that scored it");
   });
 
   it("tool-index - scores do not depend on the filter or the limit", async () => {

@@ -8,7 +8,7 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
 import { ServiceError } from "@switchyard/bus";
-import { addExamples, exampleTexts, learnExample, rejectExample, SHARED, updateToolExamples } from "@switchyard/learning";
+import { addExamples, exampleTexts, learnExample, rejectExample, removeExample, SHARED, updateToolExamples } from "@switchyard/learning";
 import {
   AddExamplesResponseSchema,
   contentOf,
@@ -139,7 +139,9 @@ async function settlePending(pending: KV, packet: Packet): Promise<void> {
 /**
  * Feedback on a packet, about its tenant's examples alone. correct=false takes the packet's
  * query from the tenant's examples of its selected tool (and keeps it from being learned for
- * it again) and, when `tool` is given, adds it to the tenant's examples of that tool.
+ * it again), with the tenant's example that scored that tool for it if one did (the
+ * candidate's `exampleId`: the example that made the wrong call), and, when `tool` is given,
+ * adds the query to the tenant's examples of that tool.
  * correct=true confirms the call: its lesson is learned now (with learning on), instead of
  * waiting for the session.
  * Throws a ServiceError: 404 for an unknown packet or tool, 409 for a packet
@@ -174,8 +176,15 @@ export async function applyFeedback(
   if (right !== "" && right === wrong) throw new ServiceError(400, `${right} is the packet's own tool; correct=false says it was wrong`);
   if (right !== "" && !isTool(right)) throw new ServiceError(404, `no tool named ${right}`);
   if (wrong !== "") {
-    await updateToolExamples(bucket, wrong, tenant, (current) => rejectExample(current, query));
+    const matched = routingOf(packet).candidates.find((c) => c.tool?.name === wrong)?.exampleId ?? "";
+    let removed = "";
+    await updateToolExamples(bucket, wrong, tenant, (current) => {
+      const taken = matched === "" ? undefined : removeExample(current, matched);
+      removed = taken ? matched : "";
+      return rejectExample(taken?.next ?? current, query);
+    });
     response.removedFrom = wrong;
+    response.removedExample = removed;
   }
   if (right !== "") {
     await updateToolExamples(bucket, right, tenant, (current) => addExamples(current, [query], new Date(), StoredExample_Source.FEEDBACK).next);

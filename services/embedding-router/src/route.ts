@@ -17,6 +17,7 @@ import {
 } from "@switchyard/packet";
 import type { Fallback, Packet, RoutingCandidate, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import type { Config } from "./config.js";
+import { exampleId } from "@switchyard/learning";
 import { DEFAULT_TOOL_NEED_THRESHOLD, isNoTool, judgeToolNeed, matchesFilter } from "@switchyard/retrieval";
 import { foreignLanguage } from "@switchyard/request-text";
 import type { CorrectedText } from "@switchyard/request-text";
@@ -73,7 +74,7 @@ export async function routeCandidates(
   const top = found.filter((r) => !r.included);
   // "no tool matches" is decided in one place (retrieval's relevance.ts), the same one the evaluation scores
   const matched = isNoTool(top, { minScore: floor }) ? [] : top.filter((r) => r.score >= floor);
-  const semantic = matched.map((r) => candidate(r.tool, r.score, RoutingCandidate_Source.SEMANTIC));
+  const semantic = matched.map((r) => candidate(r.tool, r.score, RoutingCandidate_Source.SEMANTIC, r.example && exampleId(r.example.owner, r.example.text)));
 
   const present = new Set(semantic.map((c) => c.tool?.name));
   const scores = new Map(found.map((r) => [r.tool.name, r.score]));
@@ -164,10 +165,9 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   const others = candidates.filter((c) => c.source !== RoutingCandidate_Source.SEMANTIC);
   const coreNote = others.length > 0 ? `; always offered: ${others.map((c) => c.tool?.name ?? "?").join(", ")}` : "";
 
-  // A message the router cannot read is never "no tool": it goes on to a selection model, or offline ends saying why.
-  // Asked only where the answer matters: no candidate at all, or a message the gate would judge.
-  const judged = semantic.length === 0 || !routing.needsTool;
-  const language = deps.englishOnly && judged ? foreignLanguage(written) : undefined;
+  // A message the router cannot read is never "no tool": it goes on to a selection model, or offline ends saying why,
+  // even one a rule found a request in ("lee el archivo notes/todo.md"): its candidates came from the path alone.
+  const language = deps.englishOnly ? foreignLanguage(written) : undefined;
   const unread = (what: string) =>
     `cannot route a message in ${language} offline: the built-in embedder reads English only${what}; configure an embeddings endpoint (EMBEDDINGS_BASE_URL)`;
   // Even a message a rule or the intent model found a tool request in: "no tool matched" would not be the reason.
@@ -187,7 +187,7 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   }
 
   let needNote = "";
-  if (routing.toolNeed?.unreadLanguage && !routing.needsTool) {
+  if (routing.toolNeed?.unreadLanguage) {
     routing.toolNeed.reason = `${unread("")} or a selection model (SELECTOR_MODEL)`;
     needNote = `; written in ${language}, which the offline embedder cannot read`;
   } else if (semantic.some((c) => c.score > 0)) {
@@ -233,9 +233,9 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   return { next: "select" };
 }
 
-/** A routing candidate message. */
-export function candidate(tool: ToolDefinition, score: number, source: RoutingCandidate_Source): RoutingCandidate {
-  return create(RoutingCandidateSchema, { tool, score, source });
+/** A routing candidate message; `example`: the id of the example that scored it (RoutingCandidate.example_id). */
+export function candidate(tool: ToolDefinition, score: number, source: RoutingCandidate_Source, example = ""): RoutingCandidate {
+  return create(RoutingCandidateSchema, { tool, score, source, exampleId: example });
 }
 
 const QUOTE_MAX = 80;

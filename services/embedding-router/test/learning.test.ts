@@ -4,7 +4,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import type { KV } from "@nats-io/kv";
 import { EXAMPLES_BUCKET, openBucket, PENDING_LESSONS_BUCKET, putTool, ServiceError } from "@switchyard/bus";
-import { addExamples, exampleTexts, readToolExamples, SHARED, updateToolExamples } from "@switchyard/learning";
+import { addExamples, exampleId, exampleTexts, readToolExamples, SHARED, updateToolExamples } from "@switchyard/learning";
 import {
   ApprovalSchema,
   decodePacketApprovalSummary,
@@ -26,6 +26,8 @@ import type { Embedder } from "@switchyard/retrieval";
 import { catalogTool, suiteNats } from "@switchyard/test-fixtures";
 import { createLogger } from "@switchyard/telemetry";
 import { indexCatalog } from "../src/catalog-index.js";
+import { defaultConfig } from "../src/config.js";
+import { routeCandidates } from "../src/route.js";
 import { addToolExamples, applyFeedback, learnFromPacket, lessonOf, mayTeach } from "../src/learning.js";
 import type { LearningSettings } from "../src/learning.js";
 
@@ -201,6 +203,36 @@ describe("learning - the examples bucket and the index", () => {
     assert.deepEqual(await examplesOf(READ), []);
     assert.deepEqual(await examplesOf(LIST), ["please read the file notes/todo.md"]);
     assert.equal(await learn(approved(finished())), undefined, "rejected for the read tool");
+  });
+
+  it("learning - feedback correct=false takes back the tenant's example that made the wrong call, not only the request", async () => {
+    await freshBucket();
+    const INFO = "filesystem.get_file_info";
+    const taught = "how big is notes/todo.md?";
+    const index = new EmbeddedIndex(new LocalEmbedder());
+    const catalog = await openBucket(nats.nc, "catalog-feedback-test");
+    await putTool(catalog, catalogTool({ name: INFO, description: "Retrieve detailed metadata about a file or directory" }));
+    await putTool(catalog, catalogTool({ name: READ, description: "Read the complete contents of a file as text" }));
+    const indexed = await indexCatalog(catalog, index, logger, bucket);
+    try {
+      await updateToolExamples(bucket, INFO, "tenant-a", (current) => addExamples(current, [taught]).next);
+      const query = "how big is my diary.txt, roughly?";
+      const route = () => routeCandidates(index, [], { query, filter: { tenant: "tenant-a" } }, defaultConfig());
+      for (let i = 0; i < 100 && (await route())[0]?.exampleId === ""; i++) await new Promise((r) => setTimeout(r, 20));
+      const candidates = await route();
+      assert.equal(candidates[0]?.tool?.name, INFO);
+      assert.equal(candidates[0]?.exampleId, exampleId("tenant-a", taught), "the candidate names the example that scored it");
+
+      const packet = approved(finished({ query, tool: INFO }));
+      routingOf(packet).candidates = candidates;
+      const request = create(FeedbackRequestSchema, { packetId: packet.header!.packetId, correct: false });
+      const response = await applyFeedback(bucket, pending, packet, request, () => true, SETTINGS);
+      assert.deepEqual([response.removedFrom, response.removedExample], [INFO, exampleId("tenant-a", taught)]);
+      assert.deepEqual(await examplesOf(INFO), [], "the example that made the call is gone");
+      assert.equal(await learn(approved(finished({ query: taught, tool: INFO }))), undefined, "nor learned again from use");
+    } finally {
+      indexed.stop();
+    }
   });
 
   it("learning - feedback correct=false on a waiting call drops it: the session's next request no longer confirms it", async () => {

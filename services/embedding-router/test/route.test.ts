@@ -305,6 +305,12 @@ describe("route", () => {
       const none = newPacket({ message: "lista los archivos de la carpeta trabajo" });
       assert.deepEqual(await routeStage(none, { ...recording().deps }), { done: true });
       assert.match(none.stateReason, /^cannot route a message in Spanish offline: .* found no candidate; configure an embeddings endpoint/);
+      // issue 37: one a rule found a request in (a path) gets the same answer, not a call from the path alone
+      const pathOnly = newPacket({ message: "lee el archivo notes/todo.md" });
+      pathOnly.toolRouting!.needsTool = true;
+      await routeStage(pathOnly, deps);
+      assert.deepEqual([pathOnly.toolRouting?.toolNeed?.needed, pathOnly.toolRouting?.toolNeed?.unreadLanguage], [true, "Spanish"]);
+      assert.match(pathOnly.toolRouting?.toolNeed?.reason ?? "", /^cannot route a message in Spanish offline/);
     });
 
     it("route - the tool-need gate lets a likely message through and marks it as needing a tool", async () => {

@@ -246,6 +246,7 @@ describe("gateway http - learning", () => {
       query: "read notes/todo.md",
       removedFrom: "filesystem.read_file",
       addedTo: "filesystem.write_file",
+      removedExample: "",
     });
     assert.deepEqual(deps.feedbacks, [{ packetId: id, correct: false, tool: "filesystem.write_file" }]);
 

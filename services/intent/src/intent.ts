@@ -129,19 +129,23 @@ function firstPass(packet: Packet, config: Config, catalog: IntentCatalog, judge
 
 /**
  * What the rules settle: "tool" for a request they recognise, "chat" for an
- * empty turn, small talk with at most SMALLTALK_TAIL_WORDS words after the
- * opener ("thanks, that was helpful!") and opinion questions; everything
- * else ("undecided": no indicator, how-to and explain questions, a greeting
- * before a real message) goes to the router, whose tool-need gate weighs the
- * words against the catalog. How-to questions are not settled as chat: on
- * MetaTool most of them ask for what a tool does ("how can I find cheap
- * flights?").
+ * empty turn, opinion questions, and small talk: a closing (thanks, a
+ * farewell, "that's all") followed by anything that asks nothing, whatever
+ * its length ("cool, thanks, that's all I needed"), or another opener with at
+ * most SMALLTALK_TAIL_WORDS words after it ("ok, sounds fine") unless those
+ * words are an order ("great, merge it"). Everything else ("undecided": no
+ * indicator, how-to and explain questions, a greeting before a real message)
+ * goes to the router, whose tool-need gate weighs the words against the
+ * catalog. How-to questions are not settled as chat: on MetaTool most of them
+ * ask for what a tool does ("how can I find cheap flights?").
  */
 export function verdictOf(need: ToolNeed, prompt: string): "tool" | "chat" | "undecided" {
   if (need.needsTool) return "tool";
   if (need.rule === "default:empty" || need.rule.startsWith("opinion:")) return "chat";
   if (need.rule.startsWith("smalltalk:")) {
-    const { rest } = stripSmalltalk(viewsOf(prompt).masked);
+    const { rest, closing } = stripSmalltalk(viewsOf(prompt).masked);
+    if (isOrder(rest)) return "undecided";
+    if (closing && !ASKS.test(rest)) return "chat";
     if (lowerWords(rest).length <= SMALLTALK_TAIL_WORDS) return "chat";
   }
   return "undecided";
@@ -149,6 +153,23 @@ export function verdictOf(need: ToolNeed, prompt: string): "tool" | "chat" | "un
 
 /** Words small talk may carry after its opener and still be only small talk. */
 const SMALLTALK_TAIL_WORDS = 3;
+
+// A question or a request in what follows small talk: "thanks! can you also…", "ok, what about…".
+const ASKS = /\?|\b(?:can|could|would|will)\s+(?:you|u)\b|^(?:what|who|whom|where|when|why|how|which|is|are|do|does|did|should|also|now|next|then|and|but|please)\b/;
+// A verb and its object: "merge it", "ship this", "send the draft".
+const ORDER = /^([a-z]+)\s+(?:it|them|this|that|these|those|the|my|our|all|everything)\b/;
+// Words that open a reaction rather than an order ("love it", "that works", "so true").
+const NOT_ORDERS = new Set([
+  "love", "like", "enjoy", "hate", "appreciate", "mean", "get", "see", "saw", "did", "got", "dig", "miss",
+  "that", "this", "it", "i", "you", "we", "they", "he", "she", "so", "very", "really", "just", "all", "much", "what", "thank",
+  "for", "with", "to", "in", "on", "at", "of", "about", "from", "by", "as", "and", "or", "but", "if", "not", "too",
+]);
+
+/** Small talk's rest is an order when it opens with a verb in the plain form and its object: "merge it", not "loved it". */
+function isOrder(rest: string): boolean {
+  const verb = ORDER.exec(rest)?.[1];
+  return verb !== undefined && !NOT_ORDERS.has(verb) && !/(?:ed|ing)$/.test(verb);
+}
 
 function reinjectedPass(packet: Packet, config: Config): StageOutcome {
   const intent = intentOf(packet);

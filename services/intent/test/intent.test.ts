@@ -73,6 +73,15 @@ describe("intent", () => {
     ["Hello! I'm planning a trip to London and would love to catch a musical", "undecided"],
     ["how can I find cheap flights to Rome?", "undecided"],
     ["write a poem about the sea", "undecided"],
+    // issue 37: closings of any length are small talk; an order after an opener is a request
+    ["cool, thanks, that's all I needed", "chat"],
+    ["thank you so much for all your help with the migration yesterday, it was really useful", "chat"],
+    ["that's all for today, have a nice weekend", "chat"],
+    ["cool, love it", "chat"],
+    ["Great, merge it", "undecided"],
+    ["ok, ship this", "undecided"],
+    ["thanks! can you also check the weather in Oslo", "tool"],
+    ["thanks, what's the price of AAPL today?", "undecided"],
   ];
   for (const [message, expected] of verdicts) {
     it(`intent - the rules settle ${JSON.stringify(message)} as ${expected}`, () => {

@@ -54,7 +54,8 @@ export function selectionRequestOf(packet: Packet): SelectionRequest {
     text,
     fallbackTexts: fallbacksOf(text, texts, packet),
     candidates,
-    ...(toolNeed && !toolNeed.needed ? { notNeeded: toolNeed.reason } : {}),
+    // the gate found no need, or the router could not read the message's language
+    ...(toolNeed && (!toolNeed.needed || toolNeed.unreadLanguage) ? { notNeeded: toolNeed.reason } : {}),
     ...(earlier.length > 0 ? { earlier } : {}),
   };
 }

@@ -18,9 +18,9 @@ export interface SelectionRequest {
   /** The only tools that may be chosen. */
   candidates: RoutingCandidate[];
   /**
-   * The router's offline verdict that the message needs none of the candidates, when it gave
-   * one (the packet's ToolNeedVerdict reason): a selector without a model takes it, a model
-   * decides for itself.
+   * The router's offline verdict that the message needs none of the candidates, or that it
+   * could not read the message's language, when it gave one (the packet's ToolNeedVerdict
+   * reason): a selector without a model takes it, a model decides for itself.
    */
   notNeeded?: string;
   /** The packet's earlier steps that ran in a folder: a bare file name the chosen call names may be in one of them. */
