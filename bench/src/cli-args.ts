@@ -9,6 +9,9 @@ export const DEFAULT_DATASETS = ["metatool", "bfcl", "apibank", "livemcp"] as co
 /** The catalog size at which route latency is measured unless told otherwise (the issue's target). */
 export const DEFAULT_LATENCY_TOOLS = 2000;
 
+/** Cases in flight at once unless told otherwise: a model endpoint answers several requests at a time. */
+export const DEFAULT_CONCURRENCY = 4;
+
 export interface EvalArgs {
   /** Named datasets (empty: the defaults found in the bench folder, unless files are given). */
   datasets: string[];
@@ -36,6 +39,10 @@ export interface EvalArgs {
   fitTemperature: boolean;
   /** Also score each dataset's misspelt queries (bench/data/<dataset>.typos.jsonl). */
   typos: boolean;
+  /** Cases the pipeline runs at once. */
+  concurrency: number;
+  /** undefined: the default folder of model answers, bench/results/model-cache. */
+  modelCache?: string;
   help: boolean;
 }
 
@@ -64,6 +71,10 @@ export const USAGE = `Usage: pnpm eval [--dataset <name>]... | --tools <file> --
   --typos                 also score the misspelt copies of the queries (bench/data/<dataset>.typos.jsonl):
                           recall as the router searches them (typos corrected), as written, and spelt right
   --latency-tools <n>     also time the search on the largest catalog padded to n tools (default ${DEFAULT_LATENCY_TOOLS}; 0: off)
+  --concurrency <n>       cases the pipeline runs at once (default ${DEFAULT_CONCURRENCY}); with a model set, requests in flight
+  --model-cache <dir>     where the models' answers are kept by request (default bench/results/model-cache;
+                          delete it to ask the models again). Models: the fleet's settings in the environment,
+                          LLM_*, INTENT_MODEL, SELECTOR_MODEL, REVIEWER_MODEL, EMBEDDINGS_* (bench/README.md)
   --out <dir>             where <dataset>.json, report.md and the chart go (default bench/results)`;
 
 /** Parses the command line; throws an Error naming the bad option. */
@@ -89,6 +100,8 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
       selection: { type: "boolean", default: false },
       "fit-temperature": { type: "boolean", default: false },
       typos: { type: "boolean", default: false },
+      concurrency: { type: "string" },
+      "model-cache": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -106,6 +119,8 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
   const toolNeed = toolNeedSource(values.folds);
   const latencyTools = number(values["latency-tools"], "--latency-tools", DEFAULT_LATENCY_TOOLS);
   if (!Number.isInteger(latencyTools) || latencyTools < 0) throw new Error(`--latency-tools must be a whole number, got ${latencyTools}`);
+  const concurrency = number(values.concurrency, "--concurrency", DEFAULT_CONCURRENCY);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`--concurrency must be a whole number of at least 1, got ${concurrency}`);
   return {
     datasets,
     files: values.tools !== undefined && values.queries !== undefined ? { tools: values.tools, queries: values.queries } : undefined,
@@ -123,6 +138,8 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs {
     selection: values.selection,
     fitTemperature: values["fit-temperature"],
     typos: values.typos,
+    concurrency,
+    modelCache: values["model-cache"],
     help: values.help,
   };
 }

@@ -14,6 +14,9 @@ import { pipelineOutcomes } from "./no-tool.js";
 import type { ToolNeedSource } from "./no-tool.js";
 import { PIPELINE_ENDS } from "./pipeline.js";
 import type { PipelineEnd, PipelineOutcome } from "./pipeline.js";
+import { emptyUsage, modelFigures } from "./model-usage.js";
+import type { ModelFigures } from "./model-usage.js";
+import type { EvalModels } from "./model-settings.js";
 import type { TypoCase } from "./typo-set.js";
 import { asExpected, isExpected } from "./alternatives.js";
 import { ServerTally } from "./by-server.js";
@@ -59,6 +62,8 @@ export interface EvalResult {
   byTag?: Record<string, TagResult>;
   /** Wall time of the router's search per scored case. */
   latencyMs: { p50: number; p99: number };
+  /** With `models`: what the run asked of them, per case and in all (model-usage.ts). */
+  model?: ModelFigures;
   /** With `typos`: recall on the misspelt copies of the scored cases beside the same cases spelt right. */
   typos?: TypoResult;
   /** Where the tools name their MCP server (livemcp, livemcp-zero): recall@1/5/10 and nDCG@10 by server (by-server.ts). */
@@ -112,6 +117,12 @@ export interface EvalOptions {
   typos?: readonly TypoCase[];
   /** Called after each scored case. */
   onProgress?: (done: number, total: number) => void;
+  /** The models the fleet's settings name (model-settings.ts); absent: the offline pipeline. */
+  models?: EvalModels;
+  /** Cases the pipeline runs at once. @default 1 */
+  concurrency?: number;
+  /** Called after each case the pipeline ran (before the search is scored, `onProgress`). */
+  onPipelineProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -143,7 +154,16 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
   const latencies: number[] = [];
   const router = { ...routerDefaults(), ROUTER_MIN_SCORE: noToolSettings.minScore };
   const source = options.toolNeed ?? { kind: "loco" };
-  const ends = await pipelineOutcomes(dataset, scored, index, { source, seed: options.seed ?? DEFAULT_SEED, router });
+  const ends = await pipelineOutcomes(dataset, scored, index, {
+    source,
+    seed: options.seed ?? DEFAULT_SEED,
+    router,
+    ...(options.models ? { models: options.models } : {}),
+    // as the router: only the offline embedder reads English alone (embedding-router main.ts)
+    englishOnly: options.embedder === undefined || options.embedder instanceof LocalEmbedder,
+    concurrency: options.concurrency ?? 1,
+    ...(options.onPipelineProgress ? { onProgress: options.onPipelineProgress } : {}),
+  });
   const all = new OutcomeTally();
   const reviewed: CalibrationSample[] = [];
   const tags = new Map<string, OutcomeTally>();
@@ -185,6 +205,7 @@ export async function evaluate(dataset: BenchDataset, options: EvalOptions = {})
     toolNeedModel: sourceLabel(source),
     calibration,
     latencyMs: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) },
+    ...(options.models ? { model: caseModelFigures(options.models.named, scored, ends) } : {}),
     ...(misspelt ? { typos: typos.result() } : {}),
     ...(byServer ? { byServer } : {}),
     ...(options.byTag ? { byTag: Object.fromEntries([...tags].sort(([a], [b]) => (a < b ? -1 : 1)).map(([tag, t]) => [tag, { n: t.n, ...t.result() }])) } : {}),
@@ -227,6 +248,17 @@ class TypoTally {
 
 function recallLists(): Map<number, number[]> {
   return new Map(RECALL_KS.map((k) => [k, []]));
+}
+
+/** The model figures of the scored cases; `total` is the run's (run-eval.ts). */
+function caseModelFigures(named: Record<string, string>, scored: readonly BenchCase[], ends: readonly PipelineOutcome[]): ModelFigures {
+  const cases = scored.map((c, i) => {
+    const outcome = ends[i]!;
+    // a tool was selected when the packet reached the review
+    const selected = c.expected.length > 0 && outcome.endedAt === "review" && outcome.tool !== undefined;
+    return { id: c.id, usage: outcome.model ?? emptyUsage(), ...(selected ? { selectedRight: c.expected.includes(outcome.tool!) } : {}) };
+  });
+  return modelFigures(named, cases);
 }
 
 /** A call the review scored (approved, or skipped for its confidence) in a case with known answers: its confidence, and whether its tool was right. */

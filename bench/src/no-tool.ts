@@ -3,8 +3,9 @@ import type { Config as RouterConfig } from "@switchyard/embedding-router";
 import type { Config as SelectorConfig } from "@switchyard/selector";
 import type { ToolIndex, ToolNeedScorer } from "@switchyard/retrieval";
 import { ToolNeedModel } from "@switchyard/retrieval";
+import pMap from "p-map";
 import { runPipeline } from "./pipeline.js";
-import type { PipelineOutcome } from "./pipeline.js";
+import type { PipelineModels, PipelineOutcome } from "./pipeline.js";
 import { collectExamples, crossValidatedModels, sharedTrainingCorpora, trainOn, TRAINING_DATASETS } from "./tool-need-training.js";
 
 /**
@@ -28,6 +29,12 @@ export interface NoToolOptions {
   router?: RouterConfig;
   /** The selector's settings; absent: its defaults. */
   selector?: SelectorConfig;
+  /** The stages' models (pipeline.ts); absent: the offline pipeline. */
+  models?: PipelineModels;
+  /** The index's embedder reads English only (pipeline.ts). @default true */
+  englishOnly?: boolean;
+  /** Cases run at once: a model answers several requests at a time. @default 1 */
+  concurrency?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -42,7 +49,14 @@ export async function pipelineOutcomes(
   index: ToolIndex,
   options: NoToolOptions,
 ): Promise<PipelineOutcome[]> {
-  const deps = { index, tools: dataset.tools, ...(options.router ? { router: options.router } : {}), ...(options.selector ? { selector: options.selector } : {}) };
+  const deps = {
+    index,
+    tools: dataset.tools,
+    ...(options.router ? { router: options.router } : {}),
+    ...(options.selector ? { selector: options.selector } : {}),
+    ...(options.models ? { models: options.models } : {}),
+    ...(options.englishOnly !== undefined ? { englishOnly: options.englishOnly } : {}),
+  };
   const source = options.source ?? { kind: "loco" };
   const folds = source.kind === "folds";
   const total = folds ? 2 * cases.length : cases.length;
@@ -58,12 +72,16 @@ export async function pipelineOutcomes(
     const model = source.kind === "shipped" ? ToolNeedModel.builtIn() : await leaveOneCatalogOut(dataset.name);
     modelOf = () => model;
   }
-  const outcomes: PipelineOutcome[] = [];
-  for (const [i, c] of cases.entries()) {
-    outcomes.push(await runPipeline(c, { ...deps, toolNeed: modelOf(i) }));
-    progress((folds ? cases.length : 0) + outcomes.length);
-  }
-  return outcomes;
+  let done = 0;
+  return pMap(
+    cases,
+    async (c, i) => {
+      const outcome = await runPipeline(c, { ...deps, toolNeed: modelOf(i) });
+      progress((folds ? cases.length : 0) + ++done);
+      return outcome;
+    },
+    { concurrency: options.concurrency ?? 1 },
+  );
 }
 
 const locoModels = new Map<string, Promise<ToolNeedModel>>();

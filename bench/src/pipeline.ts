@@ -1,22 +1,26 @@
 /**
  * The product's own pipeline, in process: intent → route → select → review on
  * a packet built with `newPacket`, each stage the service's own stage
- * function with its default settings. The benchmark's "no tool" answer is
- * what this pipeline decides for a case (`PipelineOutcome.noTool`).
+ * function with its default settings, and with the models the fleet's
+ * settings name where `deps.models` has them (model-settings.ts). The
+ * benchmark's "no tool" answer is what this pipeline decides for a case
+ * (`PipelineOutcome.noTool`).
  */
 import type { BenchCase } from "@switchyard/bench-data";
 import { defaultConfig as routerDefaults, routeStage, routeWithFallback } from "@switchyard/embedding-router";
 import type { Config as RouterConfig, RouterCatalog } from "@switchyard/embedding-router";
-import { defaultConfig as intentDefaults, decideIntent } from "@switchyard/intent";
+import { defaultConfig as intentDefaults, decideIntent, intentStage } from "@switchyard/intent";
 import type { Config as IntentConfig } from "@switchyard/intent";
+import type { ModelClient } from "@switchyard/llm";
 import { newPacket, Packet_State, resolveCandidates, routingOf, turnOf } from "@switchyard/packet";
 import type { Packet, StageOutcome, ToolDefinition } from "@switchyard/packet";
 import { catalogStats } from "@switchyard/retrieval";
 import type { ToolIndex, ToolNeedInput, ToolNeedScorer } from "@switchyard/retrieval";
 import { defaultConfig as reviewerDefaults, prepareReview, reviewStage } from "@switchyard/reviewer";
-import type { Config as ReviewerConfig } from "@switchyard/reviewer";
+import type { Config as ReviewerConfig, Reviewer } from "@switchyard/reviewer";
 import { defaultConfig as selectorDefaults, selectStage } from "@switchyard/selector";
 import type { Config as SelectorConfig, Selector } from "@switchyard/selector";
+import type { ModelUsage, UsageMeter } from "./model-usage.js";
 
 export interface PipelineDeps {
   /** The router's index, holding `tools`. */
@@ -32,6 +36,20 @@ export interface PipelineDeps {
   router?: RouterConfig;
   selector?: SelectorConfig;
   reviewer?: ReviewerConfig;
+  /** The stages' models; absent: the offline pipeline. */
+  models?: PipelineModels;
+}
+
+/** The models the fleet's settings name (model-settings.ts); a stage without one runs offline. */
+export interface PipelineModels {
+  /** INTENT_MODEL: its client, and the intent settings it is asked with. */
+  intent?: { client: ModelClient; config: IntentConfig };
+  /** SELECTOR_MODEL's selector, the heuristic its fallback. */
+  selector?: Selector;
+  /** REVIEWER_MODEL's reviewer, the heuristic its fallback. */
+  reviewer?: Reviewer;
+  /** Counts each case's model requests (`PipelineOutcome.model`). */
+  meter: UsageMeter;
 }
 
 export type PipelineStage = "intent" | "route" | "select" | "review";
@@ -66,6 +84,8 @@ export interface PipelineOutcome {
   /** The selected tool, when one was. */
   tool?: string;
   packet: Packet;
+  /** With `deps.models`: what the case asked of them. */
+  model?: ModelUsage;
 }
 
 /**
@@ -73,12 +93,19 @@ export interface PipelineOutcome {
  * (BFCL), are the request's allow-list: BFCL's labels hold within them.
  */
 export async function runPipeline(c: Pick<BenchCase, "query" | "candidates" | "history">, deps: PipelineDeps): Promise<PipelineOutcome> {
+  if (!deps.models) return runStages(c, deps);
+  const { value, usage } = await deps.models.meter.measure(() => runStages(c, deps));
+  return { ...value, model: usage };
+}
+
+async function runStages(c: Pick<BenchCase, "query" | "candidates" | "history">, deps: PipelineDeps): Promise<PipelineOutcome> {
   const { packet, endedAt, end: early } = await runToSelection(c, deps);
   if (endedAt) return { noTool: early !== "language", toolCall: false, endedAt, end: early!, tool: routingOf(packet).selectedTool?.toolName, packet };
 
   const checked = prepareReview(packet);
   const refused = "rejected" in checked || checked.findings.length > 0;
-  const reviewed = await reviewStage(packet, { config: deps.reviewer ?? reviewerDefaults });
+  const reviewer = deps.models?.reviewer;
+  const reviewed = await reviewStage(packet, { config: deps.reviewer ?? reviewerDefaults, ...(reviewer ? { reviewer } : {}) });
   const toolCall = !isDone(reviewed) || packet.state === Packet_State.AWAITING_APPROVAL;
   const end = toolCall ? "call" : refused ? "refused" : "skipped";
   return { noTool: !toolCall && refused, toolCall, endedAt: "review", end, tool: routingOf(packet).selectedTool?.toolName, packet };
@@ -94,14 +121,20 @@ export interface SelectionRun {
 
 /**
  * Runs one case through intent → route → select, the select stage with
- * `selector` (default: the built-in heuristic with `deps.selector`'s settings).
- * The case's `candidates` are the allow-list, as in `runPipeline`.
+ * `selector` (default: the selection model of `deps.models`, else the built-in
+ * heuristic with `deps.selector`'s settings). The case's `candidates` are the
+ * allow-list, as in `runPipeline`.
  */
 export async function runToSelection(c: Pick<BenchCase, "query" | "candidates" | "history">, deps: PipelineDeps, selector?: Selector): Promise<SelectionRun> {
   const packet = newPacket({ message: c.query, scope: { tools: c.candidates ?? [] }, history: (c.history ?? []).map((turn) => turnOf(turn.role, turn.content)) });
 
   const names = deps.tools.map((t) => t.name);
-  if (isDone(decideIntent(packet, deps.intent ?? intentDefaults, { toolNames: () => names }))) return { packet, endedAt: "intent", end: "noToolIntent" };
+  const catalogNames = { toolNames: () => names };
+  const intentModel = deps.models?.intent;
+  const intent = intentModel
+    ? await intentStage(packet, { config: intentModel.config, catalog: catalogNames, model: intentModel.client })
+    : decideIntent(packet, deps.intent ?? intentDefaults, catalogNames);
+  if (isDone(intent)) return { packet, endedAt: "intent", end: "noToolIntent" };
 
   const routerConfig = deps.router ?? routerDefaults();
   const catalog: RouterCatalog = { core: () => deps.tools.filter((t) => t.core), all: () => [...deps.tools] };
@@ -115,7 +148,8 @@ export async function runToSelection(c: Pick<BenchCase, "query" | "candidates" |
   resolveCandidates(packet, (name) => byName.get(name));
 
   const selectorConfig = deps.selector ?? selectorDefaults;
-  if (isDone(await selectStage(packet, { config: selectorConfig, ...(selector ? { selector } : {}) }))) {
+  const chosen = selector ?? deps.models?.selector;
+  if (isDone(await selectStage(packet, { config: selectorConfig, ...(chosen ? { selector: chosen } : {}) }))) {
     // the heuristic selector ends a packet the router's gate found no need for: that "no tool" is the route stage's
     const verdict = routingOf(packet).toolNeed;
     const end = verdict?.unreadLanguage ? "language" : verdict?.needed !== false ? "noToolSelect" : "noToolRoute";

@@ -5,6 +5,7 @@ import { PIPELINE_ENDS } from "./pipeline.js";
 import type { PipelineEnd } from "./pipeline.js";
 import type { SelectionResult } from "./selection.js";
 import type { TemperatureFit } from "./fit-temperature.js";
+import { emptyUsage } from "./model-usage.js";
 
 /** What the report says about how it was made. */
 export interface ReportContext {
@@ -107,6 +108,37 @@ export function calibrationTable(results: readonly EvalResult[]): string {
   return markdownTable(head, rows, 1);
 }
 
+/**
+ * What the models of a run with the fleet's settings were asked, one row per dataset: requests
+ * (from the cache, failed), tokens, the model latency per case that asked one (p50, p99) and in
+ * all, and of the cases that need a tool where a tool was selected, the share selected right.
+ */
+export function modelTable(results: readonly EvalResult[]): string {
+  const head = ["dataset", "models", "requests", "from the cache", "failed", "prompt tokens", "completion tokens", "model ms p50", "model ms p99", "model s total", "selected", "selected right"];
+  const rows = results.flatMap((r) => {
+    const m = r.model;
+    if (!m) return [];
+    const total = m.total ?? emptyUsage();
+    return [
+      [
+        r.dataset,
+        Object.entries(m.models).map(([role, model]) => `${role}: ${model}`).join("; "),
+        String(total.requests),
+        String(total.cached),
+        String(total.failed),
+        String(total.promptTokens),
+        String(total.completionTokens),
+        fmt(m.latencyMs.p50, 1),
+        fmt(m.latencyMs.p99, 1),
+        fmt(total.latencyMs / 1000, 1),
+        String(m.selected.n),
+        fmt(m.selected.n > 0 ? m.selected.right / m.selected.n : null),
+      ],
+    ];
+  });
+  return markdownTable(head, rows, 2);
+}
+
 /** The Markdown table of `pnpm eval --fit-temperature`: each dataset at the temperature fitted on the others, and at the shipped one. */
 export function temperatureTable(fit: TemperatureFit): string {
   const head = ["dataset", "temperature fitted on the others", "ECE at it", `ECE at the shipped ${fit.shipped}`];
@@ -131,6 +163,9 @@ export function markdownTable(head: readonly string[], rows: readonly (readonly 
 
 /** The whole Markdown report: settings, table, chart, and what each metric means. */
 export function markdownReport(results: readonly EvalResult[], ctx: ReportContext): string {
+  const models = results.some((r) => r.model)
+    ? `\n## What the models were asked\n\n${modelTable(results)}\n\nEvery case's requests, tokens and model latency are in \`<dataset>.json\` (\`model.cases\`); a cached answer keeps the usage and latency it had when it was asked.\n`
+    : "";
   const scale = ctx.scale
     ? `\nRoute latency with the ${ctx.scale.dataset} catalog padded to ${ctx.scale.tools} tools: ` +
       `p50 ${fmt(ctx.scale.p50, 2)} ms, p99 ${fmt(ctx.scale.p99, 2)} ms.\n`
@@ -154,7 +189,7 @@ ${outcomeTable(results)}
 ${calibrationTable(results)}
 
 ![reliability diagram](${ctx.reliability})
-
+${models}
 ## Metrics
 
 - **R@k** (recall@k): over the cases with a non-empty \`expected\`, the mean of |expected ∩ top-k| / |expected|.

@@ -12,17 +12,23 @@ import { evaluate } from "./evaluate.js";
 import type { EvalResult } from "./evaluate.js";
 import { Progress } from "./progress.js";
 import type { ProgressStream } from "./progress.js";
-import { calibrationTable, typoTable, markdownReport, outcomeTable, recallChart, reliabilityChart, resultsTable, selectionTable, serverTable, temperatureTable } from "./report.js";
+import { calibrationTable, typoTable, markdownReport, modelTable, outcomeTable, recallChart, reliabilityChart, resultsTable, selectionTable, serverTable, temperatureTable } from "./report.js";
 import { scaleLatency } from "./scale-latency.js";
 import type { ScaleLatency } from "./scale-latency.js";
 import { fitTemperature } from "./fit-temperature.js";
 import { casesWithArgs, evaluateSelection, selectorsForEval } from "./selection.js";
 import type { SelectionResult } from "./selection.js";
+import { DEFAULT_MODEL_CACHE, ModelAnswerCache } from "./model-cache.js";
+import { modelsFromEnv } from "./model-settings.js";
+import type { EvalModels } from "./model-settings.js";
+import { withTotal } from "./model-usage.js";
 import { readTypoSet } from "./typo-set.js";
 
 export interface EvalIo {
   stdout: Pick<NodeJS.WritableStream, "write">;
   stderr: ProgressStream;
+  /** Where the fleet's model settings are read (model-settings.ts). @default process.env */
+  env?: Record<string, string | undefined>;
 }
 
 /** bench/results beside this package's dist/ (or src/ under tsx). */
@@ -52,14 +58,25 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
     return 1;
   }
 
-  const embedder = new LocalEmbedder();
-  if (args.selection) return runSelection(datasets, args, io, embedder);
-  if (args.fitTemperature) return runFitTemperature(datasets, args, io, embedder);
+  const offline = new LocalEmbedder();
+  if (args.selection) return runSelection(datasets, args, io, offline);
+  if (args.fitTemperature) return runFitTemperature(datasets, args, io, offline);
+  let models: EvalModels | undefined;
+  const modelCache = new ModelAnswerCache(args.modelCache !== undefined ? resolve(args.modelCache) : DEFAULT_MODEL_CACHE);
+  try {
+    models = modelsFromEnv(io.env ?? process.env, modelCache);
+  } catch (err) {
+    io.stderr.write(`${(err as Error).message}\n`);
+    return 2;
+  }
+  if (models) io.stderr.write(`models: ${Object.entries(models.named).map(([role, model]) => `${role} ${model}`).join(", ")}; answers cached in ${modelCache.dir}\n`);
+  const embedder = models?.embedder ?? offline;
   const results: EvalResult[] = [];
   for (const dataset of datasets) {
     const progress = new Progress(io.stderr, dataset.name);
     const started = performance.now();
-    const result = await evaluate(dataset, {
+    const asked = models ? new Progress(io.stderr, `${dataset.name} (models)`) : undefined;
+    const run = () => evaluate(dataset, {
       embedder,
       candidates: args.candidates,
       learnFraction: args.learnFraction,
@@ -71,7 +88,14 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
       byTag: args.byTag,
       onProgress: (done, total) => progress.update(done, total),
       ...(args.typos ? { typos: readTypoSet(dataset.name) } : {}),
+      concurrency: args.concurrency,
+      ...(models ? { models, onPipelineProgress: (done: number, total: number) => asked?.update(done, total) } : {}),
     });
+    const result = models ? await measured(models, run) : await run();
+    if (asked && result.model?.total) {
+      const { requests, cached, failed, promptTokens, completionTokens } = result.model.total;
+      asked.done(`${requests} requests (${cached} from the cache, ${failed} failed), ${promptTokens} prompt and ${completionTokens} completion tokens`);
+    }
     progress.done(`${result.n} cases, recall@5 ${result.recall["5"]!.toFixed(3)} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     if (result.typos) io.stderr.write(`${dataset.name}: misspelt recall@5 ${result.typos.misspelt["5"]!.toFixed(3)} (as written ${result.typos.uncorrected["5"]!.toFixed(3)}), spelt right ${result.typos.clean["5"]!.toFixed(3)}\n`);
     results.push(result);
@@ -92,10 +116,17 @@ export async function runEval(argv: readonly string[], io: EvalIo): Promise<numb
   writeFileSync(join(out, RELIABILITY), reliabilityChart(results));
   writeFileSync(join(out, "report.md"), markdownReport(results, { command, embedder: embedder.id, scale, chart: CHART, reliability: RELIABILITY }));
   if (!args.json) io.stdout.write(`${resultsTable(results)}\n\n${outcomeTable(results)}\n\n${calibrationTable(results)}\n`);
+  if (!args.json && models) io.stdout.write(`\n${modelTable(results)}\n`);
   if (!args.json && results.some((r) => r.typos)) io.stdout.write(`\n${typoTable(results)}\n`);
   if (!args.json && results.some((r) => r.byServer)) io.stdout.write(`\n${serverTable(results)}\n`);
   io.stderr.write(`report: ${join(out, "report.md")}\n`);
   return 0;
+}
+
+/** The run's result with every model request made during it counted as its total. */
+async function measured(models: EvalModels, run: () => Promise<EvalResult>): Promise<EvalResult> {
+  const { value, usage } = await models.meter.measure(run);
+  return value.model ? { ...value, model: withTotal(value.model, usage) } : value;
 }
 
 /** `--selection`: each selector of `selectorsForEval` on each dataset with expected arguments. */

@@ -32,6 +32,8 @@ export interface ModelClientOptions {
   /** Up to /v1; undefined: the openai client's default. */
   baseURL?: string;
   apiKey?: string;
+  /** The HTTP client's fetch; `pnpm eval` passes one that caches and meters requests. @default globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
   timeoutMs: number;
   /** @default 0 */
   maxRetries?: number;
@@ -96,6 +98,7 @@ export class ModelClient {
       apiKey: options.apiKey || "none",
       timeout: options.timeoutMs,
       maxRetries: options.maxRetries ?? 0,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     const mode = options.outputMode ?? "auto";
     this.auto = mode === "auto";

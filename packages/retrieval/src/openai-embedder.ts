@@ -8,6 +8,8 @@ export interface OpenAIEmbedderOptions {
   baseURL: string;
   /** Bearer token. Local servers (Ollama, TEI, vLLM) need none, but the client insists on one. @default "none" */
   apiKey?: string;
+  /** The HTTP client's fetch; `pnpm eval` passes one that caches and meters requests. @default globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
   /** The model name the server knows, e.g. `nomic-embed-text`, `text-embedding-3-small`. */
   model: string;
   /**
@@ -105,6 +107,7 @@ export class OpenAIEmbedder implements Embedder {
       apiKey: options.apiKey || "none",
       timeout: options.timeoutMs ?? 10_000,
       maxRetries: options.maxRetries ?? 1,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
       // failures surface as thrown errors the router logs; the client's own console logging would bypass our logger
       logLevel: "off",
     });

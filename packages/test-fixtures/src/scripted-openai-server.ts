@@ -34,9 +34,10 @@ export interface RecordedChatRequest {
 export type ChatAnswer =
   /**
    * A completion whose message content is this text (use JSON.stringify for JSON), with these
-   * tool calls; streamed as chat.completion.chunk events when the request asks for a stream.
+   * tool calls and this token usage (default: 1 prompt, 1 completion token); streamed as
+   * chat.completion.chunk events when the request asks for a stream.
    */
-  | { content: string; toolCalls?: { name: string; arguments: string }[]; delayMs?: number }
+  | { content: string; toolCalls?: { name: string; arguments: string }[]; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
   /** An OpenAI-style error with this HTTP status. */
   | { status: number; message?: string; delayMs?: number };
 
@@ -138,7 +139,7 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
       created,
       model: recorded.model,
       choices: [{ index: 0, finish_reason: finish, message }],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      usage: answer.usage ? { ...answer.usage, total_tokens: answer.usage.prompt_tokens + answer.usage.completion_tokens } : { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
     });
   };
 

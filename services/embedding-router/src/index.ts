@@ -4,4 +4,5 @@ export type { RouteQuery, RouteResult, RouteStageDeps, RoutingSettings } from ".
 export { routeWithFallback, sparseOnly, wholeCatalog } from "./fallback.js";
 export type { RouterCatalog } from "./fallback.js";
 export { configSchema, defaultConfig } from "./config.js";
+export { chooseEmbedder } from "./choose-embedder.js";
 export type { Config, RouterMode } from "./config.js";
