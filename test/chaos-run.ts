@@ -229,7 +229,7 @@ export function tallyRun(
       continue;
     }
     if (announced.length > 1 || (announced.length === 1 && announced[0] !== packet.state)) {
-      problems.push(`${packetId} (${token}) is stored ${packet.state} (${packet.stateReason ?? ""}) but was announced ${announced.join(" and ")}`);
+      problems.push(`${packetId} (${token}) is stored ${packet.state} (${packet.stateReason ?? ""}) but was announced ${announced.join(" and ")}${describeRun(packet)}`);
       continue;
     }
     completed += 1;
@@ -336,6 +336,7 @@ async function whereInTheStream(url: string, packetIds: ReadonlySet<string>): Pr
 function describeRun(packet: any): string {
   if (!packet) return "";
   const hops = (packet.hops ?? []).map((hop: any) => `${hop.service}#${hop.hop}@${hop.instance ?? ""}`).join(" ");
-  const executions = (packet.reasoning?.reflectionLog ?? []).filter((entry: any) => entry.step === "tool_execution").map((entry: any) => entry.summary);
+  // The reconciler's entries too: a packet it resumed may have run twice.
+  const executions = (packet.reasoning?.reflectionLog ?? []).filter((entry: any) => ["tool_execution", "reconcile"].includes(entry.step)).map((entry: any) => entry.summary);
   return ` (packet ${packet.header?.packetId}: ${hops}; ${executions.join(" | ")})`;
 }
