@@ -136,7 +136,10 @@ async function handleMessage(options: StageWorkerOptions, js: ReturnType<typeof 
   await context.with(withPacketId(trace.setSpan(parent, span), packet.header?.packetId ?? ""), async () => {
     try {
       const outcome = await runStage(options, packet);
-      if (outcome === "stale") {
+      // A packet ends once: a copy that would end it again (JetStream redelivers acked messages
+      // after a server's crash; a copy runs again beside one that went on) must not overwrite
+      // its ending nor announce another. Read only when ending, not on every hop.
+      if (outcome === "stale" || ("done" in outcome && (await hasEnded(options.packets, packet.header!.packetId)))) {
         logger.info({ packetId: packet.header?.packetId }, "a copy of a packet that has ended: dropped");
         msg.ack();
         return;

@@ -211,6 +211,33 @@ describe("bus", () => {
     await worker.stop();
   });
 
+  it("bus - a copy within its deadline whose packet has ended already is dropped, not ended again (chaos run: COMPLETED, then FAILED)", async () => {
+    const stage = { ran: false };
+    const worker = await startStageWorker({
+      nc, stage: "intent", service: "intent", packets, tracer: tracing.tracer, logger,
+      handle: (packet): StageOutcome => {
+        stage.ran = true;
+        finish(packet, Packet_State.FAILED, "reinjected with execution status PENDING");
+        return { done: true };
+      },
+    });
+    const packet = newPacket({ message: "x" });
+    recordHop(packet, "gateway", startHopClock());
+    const ended = create(PacketSchema, packet);
+    finish(ended, Packet_State.COMPLETED, "done by the copy before");
+    await packets.put(packet.header!.packetId, encodePacket(ended));
+    const announced: Packet[] = [];
+    const done = nc.subscribe(doneSubject(packet.header!.packetId), { callback: (_error, m) => void announced.push(decodePacket(m.data)) });
+    await publishPacket(jetstream(nc), tracing.tracer, "intent", packet);
+    for (const until = Date.now() + 10_000; !stage.ran && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    done.unsubscribe();
+    assert.ok(stage.ran, "the stage ran on the copy");
+    assert.deepEqual(announced, [], "not announced again");
+    assert.equal((await loadPacket(packets, packet.header!.packetId))?.state, Packet_State.COMPLETED, "still stored as it ended");
+    await worker.stop();
+  });
+
   it("bus - RetryLater gives the packet back: it is delivered again, and the failure is kept for the dead-letter record", async () => {
     // Short waits: JetStream adds the consumer's backoff to a nak's delay from the second redelivery on.
     await ensureStageConsumer(nc, "intent", { ackWaitMs: 1000, maxDeliver: 5 });
