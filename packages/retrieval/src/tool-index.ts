@@ -372,19 +372,26 @@ export class EmbeddedIndex implements ToolIndex {
     const stems = weightedStems(query, context, stemsOf);
     if (opts.limit <= 0 || this.size === 0 || stems.size === 0) return [];
     const lines = requestLines([...context, query].join("\n"), stemsOf);
-    // examples are compared with the texts without their values (exampleDocuments)
-    const plain = new Map([query, ...context, ...lines].map((text) => [text, withoutValues(text)]));
+    // examples are compared with the texts without their values (exampleDocuments); without examples, nothing is
+    const hasExamples = this.examples.size > 0;
+    const plain = new Map(hasExamples ? [query, ...context, ...lines].map((text) => [text, withoutValues(text)]) : []);
     const plainOf = (text: string) => plain.get(text)!;
     // one embedder call for the query, its context and its lines: a remote embedder answers a batch as fast as one text
-    const texts = [...new Set([query, ...context, ...lines, ...(this.examples.size > 0 ? plain.values() : [])])];
+    const texts = [...new Set([query, ...context, ...lines, ...plain.values()])];
     const vectors = opts.sparseOnly ? [] : await this.embedNow(() => texts, texts.map(stemsOf));
     if (!opts.sparseOnly && vectors.length !== texts.length) {
       throw new Error(`embedder ${this.embedder.id} returned ${vectors.length} vectors for ${texts.length} query texts`);
     }
     const vectorOf = (text: string) => vectors[texts.indexOf(text)];
     const queryVector = opts.sparseOnly ? undefined : weightedVector(vectorOf(query)!, context.map((t) => vectorOf(t)!));
-    const plainVector = opts.sparseOnly || this.examples.size === 0 ? undefined : weightedVector(vectorOf(plainOf(query))!, context.map((t) => vectorOf(plainOf(t))!));
-    const whole = this.rank(stems, queryVector, opts, { stems: weightedStems(plainOf(query), context.map(plainOf), stemsOf), vector: plainVector });
+    const plainQuery = (text: string, around: readonly string[]) =>
+      hasExamples
+        ? {
+            stems: weightedStems(plainOf(text), around.map(plainOf), stemsOf),
+            vector: opts.sparseOnly ? undefined : weightedVector(vectorOf(plainOf(text))!, around.map((t) => vectorOf(plainOf(t))!)),
+          }
+        : undefined;
+    const whole = this.rank(stems, queryVector, opts, plainQuery(query, context));
     if (lines.length === 0) return withIncluded(whole.top, whole.included);
     // a tool's score is the better of the whole query's and its line's: what the line asks for stays in the list
     const best = new Map(whole.top.map((r) => [r.tool.name, r]));
@@ -393,7 +400,7 @@ export class EmbeddedIndex implements ToolIndex {
       if (r.score > (kept.get(r.tool.name)?.score ?? 0)) kept.set(r.tool.name, r);
     };
     for (const line of lines) {
-      const ranked = this.rank(weightedStems(line, [], stemsOf), vectorOf(line), { ...opts, limit: LINE_CANDIDATES }, { stems: weightedStems(plainOf(line), [], stemsOf), vector: this.examples.size > 0 ? vectorOf(plainOf(line)) : undefined });
+      const ranked = this.rank(weightedStems(line, [], stemsOf), vectorOf(line), { ...opts, limit: LINE_CANDIDATES }, plainQuery(line, []));
       for (const r of ranked.top) keepBetter(best, r);
       for (const r of ranked.included) keepBetter(included, r);
     }
@@ -404,13 +411,13 @@ export class EmbeddedIndex implements ToolIndex {
    * The best `opts.limit` tools for weighted stems (`weightedStems`), scored as
    * the class comment says (without a vector, by the sparse part alone); and
    * the tools `opts.include` names with their scores, in the top or not.
-   * Examples are compared with `plain`: the query without its values.
+   * Examples are compared with `plain`: the query without its values (absent when the index has none).
    */
   private rank(
     stems: ReadonlyMap<string, number>,
     queryVector: Float32Array | undefined,
     opts: SearchOptions,
-    plain: { stems: ReadonlyMap<string, number>; vector: Float32Array | undefined },
+    plain: { stems: ReadonlyMap<string, number>; vector: Float32Array | undefined } | undefined,
   ): { top: ScoredTool[]; included: ScoredTool[] } {
     if (stems.size === 0) return { top: [], included: [] };
     // started first: a helper thread works on them while this one scores the words
@@ -443,9 +450,9 @@ export class EmbeddedIndex implements ToolIndex {
     const sparseWeight = 1 - denseWeight;
     const fuse = (cosine: number, sparse: number) => denseWeight * cosine + sparseWeight * sparse;
     // each example as a document of its own: its tool keeps the better score
-    const hasExamples = this.examples.size > 0;
+    const hasExamples = plain !== undefined;
     const bestExamples = new Map<number, Example>();
-    if (hasExamples) {
+    if (plain) {
       exampleScores.fill(0);
       exampleMaxima.fill(0);
       const dots = queryVector && plain.vector && this.exampleVectors.dots(plain.vector);
