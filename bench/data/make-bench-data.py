@@ -584,6 +584,16 @@ def differing_records(built, committed):
     return sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
 
 
+def check_all(out_dir, files):
+    """check(), printed as the scripts end: 0 when every file matches SHA256SUMS, else 1."""
+    failed = check(out_dir, files)
+    if failed:
+        print(f"{len(failed)} file(s) differ from SHA256SUMS: {', '.join(failed)}")
+        return 1
+    print("all files match SHA256SUMS")
+    return 0
+
+
 def check(out_dir, files):
     """Compare the written `files` with SHA256SUMS; name the records of any file that differs."""
     sums = read_sums(os.path.join(HERE, "SHA256SUMS"))
@@ -640,12 +650,7 @@ def main():
         write_jsonl(os.path.join(opts.out, f"{name}.queries.jsonl"), sorted(queries, key=lambda r: r["id"]))
         print(f"{name}: {len(tools)} tools, {len(queries)} queries; " + ", ".join(f"{k}: {v}" for k, v in stats.items()))
 
-    failed = check(opts.out, [f"{name}.{kind}.jsonl" for name in DATASETS for kind in ("tools", "queries")])
-    if failed:
-        print(f"{len(failed)} file(s) differ from SHA256SUMS: {', '.join(failed)}")
-        return 1
-    print("all files match SHA256SUMS")
-    return 0
+    return check_all(opts.out, [f"{name}.{kind}.jsonl" for name in DATASETS for kind in ("tools", "queries")])
 
 
 if __name__ == "__main__":

@@ -340,12 +340,7 @@ def main():
     print("livemcp: " + ", ".join(f"{k}: {v}" for k, v in live_stats.items()))
     print("livemcp-zero: " + ", ".join(f"{k}: {v}" for k, v in zero_stats.items()))
 
-    failed = shared.check(opts.out, OUTPUTS)
-    if failed:
-        print(f"{len(failed)} file(s) differ from SHA256SUMS: {', '.join(failed)}")
-        return 1
-    print("all files match SHA256SUMS")
-    return 0
+    return shared.check_all(opts.out, OUTPUTS)
 
 
 if __name__ == "__main__":
