@@ -9,7 +9,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Packet, PacketSchema, RoutingCandidate, RoutingCandidate_Source, ToolDefinition, Turn } from "./packet_pb.js";
+import type { Packet, Packet_State, PacketSchema, RoutingCandidate, RoutingCandidate_Source, ToolDefinition, ToolNeedVerdict, Turn } from "./packet_pb.js";
 import { file_switchyard_v1_packet } from "./packet_pb.js";
 import type { StoredExample_Source } from "./records_pb.js";
 import { file_switchyard_v1_records } from "./records_pb.js";
@@ -19,7 +19,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/router.proto.
  */
 export const file_switchyard_v1_router: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIlYKDVJvdXRlUmVzcG9uc2USMwoKY2FuZGlkYXRlcxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSJkChRFbmNvZGVkUm91dGVSZXNwb25zZRI6CgpjYW5kaWRhdGVzGAEgAygLMiYuc3dpdGNoeWFyZC52MS5FbmNvZGVkUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCSKCAQoXRW5jb2RlZFJvdXRpbmdDYW5kaWRhdGUSDAoEdG9vbBgBIAEoDBINCgVzY29yZRgCIAEoARI2CgZzb3VyY2UYAyABKA4yJi5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUuU291cmNlEhIKCmV4YW1wbGVfaWQYBCABKAkiqwEKE1N1Ym1pdFBhY2tldFJlcXVlc3QSDwoHbWVzc2FnZRgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEiQKB2hpc3RvcnkYAyADKAsyEy5zd2l0Y2h5YXJkLnYxLlR1cm4SDQoFdG9vbHMYBCADKAkSEQoEd2FpdBgFIAEoCEgAiAEBEg0KBXBvb2xzGAYgAygJEg8KB2RvbWFpbnMYByADKAlCBwoFX3dhaXQijgEKEVN1Ym1pdENhbGxSZXF1ZXN0EgwKBHRvb2wYASABKAkSKgoJYXJndW1lbnRzGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIPCgdtZXNzYWdlGAMgASgJEhIKCnNlc3Npb25faWQYBCABKAkSEQoEd2FpdBgFIAEoCEgAiAEBQgcKBV93YWl0ImIKFFN1Ym1pdFBhY2tldFJlc3BvbnNlEhEKCXBhY2tldF9pZBgBIAEoCRIQCghmaW5pc2hlZBgCIAEoCBIlCgZwYWNrZXQYAyABKAsyFS5zd2l0Y2h5YXJkLnYxLlBhY2tldCIlChBHZXRQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCSI8ChRBcHByb3ZlUGFja2V0UmVxdWVzdBIRCglwYWNrZXRfaWQYASABKAkSEQoJY2FsbF9oYXNoGAIgASgJIjYKEURlbnlQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiEgoQTGlzdFRvb2xzUmVxdWVzdCJBChFMaXN0VG9vbHNSZXNwb25zZRIsCgV0b29scxgBIAMoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24iVAoPRmVlZGJhY2tSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIUCgdjb3JyZWN0GAIgASgISACIAQESDAoEdG9vbBgDIAEoCUIKCghfY29ycmVjdCJ1ChBGZWVkYmFja1Jlc3BvbnNlEhEKCXBhY2tldF9pZBgBIAEoCRINCgVxdWVyeRgCIAEoCRIUCgxyZW1vdmVkX2Zyb20YAyABKAkSEAoIYWRkZWRfdG8YBCABKAkSFwoPcmVtb3ZlZF9leGFtcGxlGAUgASgJIkQKEkFkZEV4YW1wbGVzUmVxdWVzdBIMCgR0b29sGAEgASgJEhAKCGV4YW1wbGVzGAIgAygJEg4KBnNoYXJlZBgDIAEoCCJEChNBZGRFeGFtcGxlc1Jlc3BvbnNlEgwKBHRvb2wYASABKAkSDQoFYWRkZWQYAiABKA0SEAoIZXhhbXBsZXMYAyADKAkihgEKEFJhbmtUb29sc1JlcXVlc3QSDwoHbWVzc2FnZRgBIAEoCRIkCgdoaXN0b3J5GAIgAygLMhMuc3dpdGNoeWFyZC52MS5UdXJuEg0KBXRvcF9rGAMgASgNEiwKBXRvb2xzGAQgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiJIChFSYW5rVG9vbHNSZXNwb25zZRIzCgpjYW5kaWRhdGVzGAEgAygLMh8uc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlIhsKCk1jcFNlc3Npb24SDQoFdG9vbHMYASADKAki/gIKEFJlZ2lzdGVyZWRTZXJ2ZXISDAoEbmFtZRgBIAEoCRILCgN1cmwYAiABKAkSDAoEcG9vbBgDIAEoCRIPCgdkb21haW5zGAQgAygJEg8KB3RlbmFudHMYBSADKAkSNAoFdHJ1c3QYBiABKA4yJS5zd2l0Y2h5YXJkLnYxLlJlZ2lzdGVyZWRTZXJ2ZXIuVHJ1c3QSPQoHaGVhZGVycxgHIAMoCzIsLnN3aXRjaHlhcmQudjEuUmVnaXN0ZXJlZFNlcnZlci5IZWFkZXJzRW50cnkSFQoNcmVnaXN0ZXJlZF9ieRgIIAEoCRIxCg1yZWdpc3RlcmVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRjb3JlGAogAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIiIKBVRydXN0Eg0KCUZJUlNUX1VTRRAAEgoKBlJFVklFVxABIkcKE0xpc3RTZXJ2ZXJzUmVzcG9uc2USMAoHc2VydmVycxgBIAMoCzIfLnN3aXRjaHlhcmQudjEuUmVnaXN0ZXJlZFNlcnZlciJ3ChZSZWdpc3RlclNlcnZlclJlc3BvbnNlEi8KBnNlcnZlchgBIAEoCzIfLnN3aXRjaHlhcmQudjEuUmVnaXN0ZXJlZFNlcnZlchIsCgV0b29scxgCIAMoCzIdLnN3aXRjaHlhcmQudjEuVG9vbERlZmluaXRpb24iIwoTTGlzdEV4YW1wbGVzUmVxdWVzdBIMCgR0b29sGAEgASgJIlIKFExpc3RFeGFtcGxlc1Jlc3BvbnNlEgwKBHRvb2wYASABKAkSLAoIZXhhbXBsZXMYAiADKAsyGi5zd2l0Y2h5YXJkLnYxLlRvb2xFeGFtcGxlIpQBCgtUb29sRXhhbXBsZRIKCgJpZBgBIAEoCRIMCgR0ZXh0GAIgASgJEjMKBnNvdXJjZRgDIAEoDjIjLnN3aXRjaHlhcmQudjEuU3RvcmVkRXhhbXBsZS5Tb3VyY2USJgoCYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnNoYXJlZBgFIAEoCCIwChREZWxldGVFeGFtcGxlUmVxdWVzdBIMCgR0b29sGAEgASgJEgoKAmlkGAIgASgJMvEGCgZSb3V0ZXISQgoFUm91dGUSGy5zd2l0Y2h5YXJkLnYxLlJvdXRlUmVxdWVzdBocLnN3aXRjaHlhcmQudjEuUm91dGVSZXNwb25zZRJXCgxTdWJtaXRQYWNrZXQSIi5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlc3BvbnNlElMKClN1Ym1pdENhbGwSIC5zd2l0Y2h5YXJkLnYxLlN1Ym1pdENhbGxSZXF1ZXN0GiMuc3dpdGNoeWFyZC52MS5TdWJtaXRQYWNrZXRSZXNwb25zZRJDCglHZXRQYWNrZXQSHy5zd2l0Y2h5YXJkLnYxLkdldFBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJLCg1BcHByb3ZlUGFja2V0EiMuc3dpdGNoeWFyZC52MS5BcHByb3ZlUGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0EkUKCkRlbnlQYWNrZXQSIC5zd2l0Y2h5YXJkLnYxLkRlbnlQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSTgoJTGlzdFRvb2xzEh8uc3dpdGNoeWFyZC52MS5MaXN0VG9vbHNSZXF1ZXN0GiAuc3dpdGNoeWFyZC52MS5MaXN0VG9vbHNSZXNwb25zZRJLCghGZWVkYmFjaxIeLnN3aXRjaHlhcmQudjEuRmVlZGJhY2tSZXF1ZXN0Gh8uc3dpdGNoeWFyZC52MS5GZWVkYmFja1Jlc3BvbnNlElQKC0FkZEV4YW1wbGVzEiEuc3dpdGNoeWFyZC52MS5BZGRFeGFtcGxlc1JlcXVlc3QaIi5zd2l0Y2h5YXJkLnYxLkFkZEV4YW1wbGVzUmVzcG9uc2USVwoMTGlzdEV4YW1wbGVzEiIuc3dpdGNoeWFyZC52MS5MaXN0RXhhbXBsZXNSZXF1ZXN0GiMuc3dpdGNoeWFyZC52MS5MaXN0RXhhbXBsZXNSZXNwb25zZRJQCg1EZWxldGVFeGFtcGxlEiMuc3dpdGNoeWFyZC52MS5EZWxldGVFeGFtcGxlUmVxdWVzdBoaLnN3aXRjaHlhcmQudjEuVG9vbEV4YW1wbGViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchyard_v1_packet, file_switchyard_v1_records]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlci5wcm90bxINc3dpdGNoeWFyZC52MSKDAQoMUm91dGVSZXF1ZXN0Eg8KB21lc3NhZ2UYASABKAkSJAoHaGlzdG9yeRgCIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b3BfaxgDIAEoDRINCgV0b29scxgEIAMoCRINCgVwb29scxgFIAMoCRIPCgdkb21haW5zGAYgAygJIoQBCg1Sb3V0ZVJlc3BvbnNlEjMKCmNhbmRpZGF0ZXMYASADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUSEAoId2FybmluZ3MYAiADKAkSLAoEbmVlZBgDIAEoCzIeLnN3aXRjaHlhcmQudjEuVG9vbE5lZWRWZXJkaWN0IpIBChRFbmNvZGVkUm91dGVSZXNwb25zZRI6CgpjYW5kaWRhdGVzGAEgAygLMiYuc3dpdGNoeWFyZC52MS5FbmNvZGVkUm91dGluZ0NhbmRpZGF0ZRIQCgh3YXJuaW5ncxgCIAMoCRIsCgRuZWVkGAMgASgLMh4uc3dpdGNoeWFyZC52MS5Ub29sTmVlZFZlcmRpY3QiqgEKF0VuY29kZWRSb3V0aW5nQ2FuZGlkYXRlEgwKBHRvb2wYASABKAwSDQoFc2NvcmUYAiABKAESNgoGc291cmNlGAMgASgOMiYuc3dpdGNoeWFyZC52MS5Sb3V0aW5nQ2FuZGlkYXRlLlNvdXJjZRISCgpleGFtcGxlX2lkGAQgASgJEhUKDW1hdGNoZWRfd29yZHMYBSADKAkSDwoHZXhhbXBsZRgGIAEoCSK8AQoTU3VibWl0UGFja2V0UmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSJAoHaGlzdG9yeRgDIAMoCzITLnN3aXRjaHlhcmQudjEuVHVybhINCgV0b29scxgEIAMoCRIRCgR3YWl0GAUgASgISACIAQESDQoFcG9vbHMYBiADKAkSDwoHZG9tYWlucxgHIAMoCRIPCgdkcnlfcnVuGAggASgIQgcKBV93YWl0Io4BChFTdWJtaXRDYWxsUmVxdWVzdBIMCgR0b29sGAEgASgJEioKCWFyZ3VtZW50cxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDwoHbWVzc2FnZRgDIAEoCRISCgpzZXNzaW9uX2lkGAQgASgJEhEKBHdhaXQYBSABKAhIAIgBAUIHCgVfd2FpdCJ4ChRTdWJtaXRQYWNrZXRSZXNwb25zZRIRCglwYWNrZXRfaWQYASABKAkSEAoIZmluaXNoZWQYAiABKAgSJQoGcGFja2V0GAMgASgLMhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSFAoMYXBwcm92YWxfdXJsGAQgASgJIiUKEEdldFBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJIjwKFEFwcHJvdmVQYWNrZXRSZXF1ZXN0EhEKCXBhY2tldF9pZBgBIAEoCRIRCgljYWxsX2hhc2gYAiABKAkiNgoRRGVueVBhY2tldFJlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSISChBMaXN0VG9vbHNSZXF1ZXN0Ir0BChJMaXN0UGFja2V0c1JlcXVlc3QSKwoGc3RhdGVzGAEgAygOMhsuc3dpdGNoeWFyZC52MS5QYWNrZXQuU3RhdGUSDgoGc3RhdHVzGAIgASgJEgwKBHRvb2wYAyABKAkSEgoKc2Vzc2lvbl9pZBgEIAEoCRINCgVxdWVyeRgFIAEoCRINCgVsaW1pdBgGIAEoDRIqCgZiZWZvcmUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIj0KE0xpc3RQYWNrZXRzUmVzcG9uc2USJgoHcGFja2V0cxgBIAMoCzIVLnN3aXRjaHlhcmQudjEuUGFja2V0IhcKFUdldEZsZWV0U3RhdHVzUmVxdWVzdCLhAgoLRmxlZXRTdGF0dXMSDgoGc3RhdHVzGAEgASgJEjQKCHNlcnZpY2VzGAIgAygLMiIuc3dpdGNoeWFyZC52MS5GbGVldFN0YXR1cy5TZXJ2aWNlEhkKEXBhY2tldHNfaW5fZmxpZ2h0GAMgASgNEhkKEWFwcHJvdmFsc193YWl0aW5nGAQgASgNEjsKCWZhbGxiYWNrcxgFIAMoCzIoLnN3aXRjaHlhcmQudjEuRmxlZXRTdGF0dXMuRmFsbGJhY2tDb3VudBpHCgdTZXJ2aWNlEgwKBG5hbWUYASABKAkSEQoJaW5zdGFuY2VzGAIgASgNEg0KBXJlYWR5GAMgASgIEgwKBGRvd24YBCADKAkaUAoNRmFsbGJhY2tDb3VudBINCgVzdGFnZRgBIAEoCRISCgpkZXBlbmRlbmN5GAIgASgJEg0KBWNhdXNlGAMgASgJEg0KBWNvdW50GAQgASgNIkEKEUxpc3RUb29sc1Jlc3BvbnNlEiwKBXRvb2xzGAEgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiJUCg9GZWVkYmFja1JlcXVlc3QSEQoJcGFja2V0X2lkGAEgASgJEhQKB2NvcnJlY3QYAiABKAhIAIgBARIMCgR0b29sGAMgASgJQgoKCF9jb3JyZWN0InUKEEZlZWRiYWNrUmVzcG9uc2USEQoJcGFja2V0X2lkGAEgASgJEg0KBXF1ZXJ5GAIgASgJEhQKDHJlbW92ZWRfZnJvbRgDIAEoCRIQCghhZGRlZF90bxgEIAEoCRIXCg9yZW1vdmVkX2V4YW1wbGUYBSABKAkiRAoSQWRkRXhhbXBsZXNSZXF1ZXN0EgwKBHRvb2wYASABKAkSEAoIZXhhbXBsZXMYAiADKAkSDgoGc2hhcmVkGAMgASgIIkQKE0FkZEV4YW1wbGVzUmVzcG9uc2USDAoEdG9vbBgBIAEoCRINCgVhZGRlZBgCIAEoDRIQCghleGFtcGxlcxgDIAMoCSKGAQoQUmFua1Rvb2xzUmVxdWVzdBIPCgdtZXNzYWdlGAEgASgJEiQKB2hpc3RvcnkYAiADKAsyEy5zd2l0Y2h5YXJkLnYxLlR1cm4SDQoFdG9wX2sYAyABKA0SLAoFdG9vbHMYBCADKAsyHS5zd2l0Y2h5YXJkLnYxLlRvb2xEZWZpbml0aW9uIkgKEVJhbmtUb29sc1Jlc3BvbnNlEjMKCmNhbmRpZGF0ZXMYASADKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRpbmdDYW5kaWRhdGUiGwoKTWNwU2Vzc2lvbhINCgV0b29scxgBIAMoCSL+AgoQUmVnaXN0ZXJlZFNlcnZlchIMCgRuYW1lGAEgASgJEgsKA3VybBgCIAEoCRIMCgRwb29sGAMgASgJEg8KB2RvbWFpbnMYBCADKAkSDwoHdGVuYW50cxgFIAMoCRI0CgV0cnVzdBgGIAEoDjIlLnN3aXRjaHlhcmQudjEuUmVnaXN0ZXJlZFNlcnZlci5UcnVzdBI9CgdoZWFkZXJzGAcgAygLMiwuc3dpdGNoeWFyZC52MS5SZWdpc3RlcmVkU2VydmVyLkhlYWRlcnNFbnRyeRIVCg1yZWdpc3RlcmVkX2J5GAggASgJEjEKDXJlZ2lzdGVyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGNvcmUYCiADKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiIgoFVHJ1c3QSDQoJRklSU1RfVVNFEAASCgoGUkVWSUVXEAEiRwoTTGlzdFNlcnZlcnNSZXNwb25zZRIwCgdzZXJ2ZXJzGAEgAygLMh8uc3dpdGNoeWFyZC52MS5SZWdpc3RlcmVkU2VydmVyIncKFlJlZ2lzdGVyU2VydmVyUmVzcG9uc2USLwoGc2VydmVyGAEgASgLMh8uc3dpdGNoeWFyZC52MS5SZWdpc3RlcmVkU2VydmVyEiwKBXRvb2xzGAIgAygLMh0uc3dpdGNoeWFyZC52MS5Ub29sRGVmaW5pdGlvbiIjChNMaXN0RXhhbXBsZXNSZXF1ZXN0EgwKBHRvb2wYASABKAkiUgoUTGlzdEV4YW1wbGVzUmVzcG9uc2USDAoEdG9vbBgBIAEoCRIsCghleGFtcGxlcxgCIAMoCzIaLnN3aXRjaHlhcmQudjEuVG9vbEV4YW1wbGUilAEKC1Rvb2xFeGFtcGxlEgoKAmlkGAEgASgJEgwKBHRleHQYAiABKAkSMwoGc291cmNlGAMgASgOMiMuc3dpdGNoeWFyZC52MS5TdG9yZWRFeGFtcGxlLlNvdXJjZRImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc2hhcmVkGAUgASgIIjAKFERlbGV0ZUV4YW1wbGVSZXF1ZXN0EgwKBHRvb2wYASABKAkSCgoCaWQYAiABKAky8QYKBlJvdXRlchJCCgVSb3V0ZRIbLnN3aXRjaHlhcmQudjEuUm91dGVSZXF1ZXN0Ghwuc3dpdGNoeWFyZC52MS5Sb3V0ZVJlc3BvbnNlElcKDFN1Ym1pdFBhY2tldBIiLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVxdWVzdBojLnN3aXRjaHlhcmQudjEuU3VibWl0UGFja2V0UmVzcG9uc2USUwoKU3VibWl0Q2FsbBIgLnN3aXRjaHlhcmQudjEuU3VibWl0Q2FsbFJlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLlN1Ym1pdFBhY2tldFJlc3BvbnNlEkMKCUdldFBhY2tldBIfLnN3aXRjaHlhcmQudjEuR2V0UGFja2V0UmVxdWVzdBoVLnN3aXRjaHlhcmQudjEuUGFja2V0EksKDUFwcHJvdmVQYWNrZXQSIy5zd2l0Y2h5YXJkLnYxLkFwcHJvdmVQYWNrZXRSZXF1ZXN0GhUuc3dpdGNoeWFyZC52MS5QYWNrZXQSRQoKRGVueVBhY2tldBIgLnN3aXRjaHlhcmQudjEuRGVueVBhY2tldFJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLlBhY2tldBJOCglMaXN0VG9vbHMSHy5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1JlcXVlc3QaIC5zd2l0Y2h5YXJkLnYxLkxpc3RUb29sc1Jlc3BvbnNlEksKCEZlZWRiYWNrEh4uc3dpdGNoeWFyZC52MS5GZWVkYmFja1JlcXVlc3QaHy5zd2l0Y2h5YXJkLnYxLkZlZWRiYWNrUmVzcG9uc2USVAoLQWRkRXhhbXBsZXMSIS5zd2l0Y2h5YXJkLnYxLkFkZEV4YW1wbGVzUmVxdWVzdBoiLnN3aXRjaHlhcmQudjEuQWRkRXhhbXBsZXNSZXNwb25zZRJXCgxMaXN0RXhhbXBsZXMSIi5zd2l0Y2h5YXJkLnYxLkxpc3RFeGFtcGxlc1JlcXVlc3QaIy5zd2l0Y2h5YXJkLnYxLkxpc3RFeGFtcGxlc1Jlc3BvbnNlElAKDURlbGV0ZUV4YW1wbGUSIy5zd2l0Y2h5YXJkLnYxLkRlbGV0ZUV4YW1wbGVSZXF1ZXN0Ghouc3dpdGNoeWFyZC52MS5Ub29sRXhhbXBsZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_switchyard_v1_packet, file_switchyard_v1_records]);
 
 /**
  * @generated from message switchyard.v1.RouteRequest
@@ -84,6 +84,13 @@ export type RouteResponse = Message<"switchyard.v1.RouteResponse"> & {
    * @generated from field: repeated string warnings = 2;
    */
   warnings: string[];
+
+  /**
+   * Whether the message needs a tool at all, as the route stage would judge it for a packet.
+   *
+   * @generated from field: switchyard.v1.ToolNeedVerdict need = 3;
+   */
+  need?: ToolNeedVerdict | undefined;
 };
 
 /**
@@ -111,6 +118,11 @@ export type EncodedRouteResponse = Message<"switchyard.v1.EncodedRouteResponse">
    * @generated from field: repeated string warnings = 2;
    */
   warnings: string[];
+
+  /**
+   * @generated from field: switchyard.v1.ToolNeedVerdict need = 3;
+   */
+  need?: ToolNeedVerdict | undefined;
 };
 
 /**
@@ -145,6 +157,16 @@ export type EncodedRoutingCandidate = Message<"switchyard.v1.EncodedRoutingCandi
    * @generated from field: string example_id = 4;
    */
   exampleId: string;
+
+  /**
+   * @generated from field: repeated string matched_words = 5;
+   */
+  matchedWords: string[];
+
+  /**
+   * @generated from field: string example = 6;
+   */
+  example: string;
 };
 
 /**
@@ -194,6 +216,15 @@ export type SubmitPacketRequest = Message<"switchyard.v1.SubmitPacketRequest"> &
    * @generated from field: repeated string domains = 7;
    */
   domains: string[];
+
+  /**
+   * A preview: the packet goes through every stage, but the review makes it a dry run
+   * whatever the policy (nothing is called, held for approval or learned), and its
+   * reasoning says what would have happened.
+   *
+   * @generated from field: bool dry_run = 8;
+   */
+  dryRun: boolean;
 };
 
 /**
@@ -264,6 +295,14 @@ export type SubmitPacketResponse = Message<"switchyard.v1.SubmitPacketResponse">
    * @generated from field: switchyard.v1.Packet packet = 3;
    */
   packet?: Packet | undefined;
+
+  /**
+   * Set while the packet waits for an approval: the console page where a person gives it
+   * (PUBLIC_URL + "/console/approvals/" + packet_id).
+   *
+   * @generated from field: string approval_url = 4;
+   */
+  approvalUrl: string;
 };
 
 /**
@@ -351,6 +390,217 @@ export const ListToolsRequestSchema: GenMessage<ListToolsRequest> = /*@__PURE__*
   messageDesc(file_switchyard_v1_router, 10);
 
 /**
+ * @generated from message switchyard.v1.ListPacketsRequest
+ */
+export type ListPacketsRequest = Message<"switchyard.v1.ListPacketsRequest"> & {
+  /**
+   * Only packets in these states (their names: "AWAITING_APPROVAL"); empty: every state.
+   *
+   * @generated from field: repeated switchyard.v1.Packet.State states = 1;
+   */
+  states: Packet_State[];
+
+  /**
+   * Only packets whose last tool call ended with this status ("success", "error", …).
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * Only packets that selected this tool (catalog name).
+   *
+   * @generated from field: string tool = 3;
+   */
+  tool: string;
+
+  /**
+   * @generated from field: string session_id = 4;
+   */
+  sessionId: string;
+
+  /**
+   * Only packets whose request text holds these words (case-insensitive substring).
+   *
+   * @generated from field: string query = 5;
+   */
+  query: string;
+
+  /**
+   * At most this many, 1–200; 0 means 50.
+   *
+   * @generated from field: uint32 limit = 6;
+   */
+  limit: number;
+
+  /**
+   * Only packets created before this time: the created_at of the last one of the
+   * previous page.
+   *
+   * @generated from field: google.protobuf.Timestamp before = 7;
+   */
+  before?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.ListPacketsRequest.
+ * Use `create(ListPacketsRequestSchema)` to create a new message.
+ */
+export const ListPacketsRequestSchema: GenMessage<ListPacketsRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 11);
+
+/**
+ * @generated from message switchyard.v1.ListPacketsResponse
+ */
+export type ListPacketsResponse = Message<"switchyard.v1.ListPacketsResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated switchyard.v1.Packet packets = 1;
+   */
+  packets: Packet[];
+};
+
+/**
+ * Describes the message switchyard.v1.ListPacketsResponse.
+ * Use `create(ListPacketsResponseSchema)` to create a new message.
+ */
+export const ListPacketsResponseSchema: GenMessage<ListPacketsResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 12);
+
+/**
+ * @generated from message switchyard.v1.GetFleetStatusRequest
+ */
+export type GetFleetStatusRequest = Message<"switchyard.v1.GetFleetStatusRequest"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.GetFleetStatusRequest.
+ * Use `create(GetFleetStatusRequestSchema)` to create a new message.
+ */
+export const GetFleetStatusRequestSchema: GenMessage<GetFleetStatusRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 13);
+
+/**
+ * The fleet as a console's Fleet page shows it: each service's readiness and the
+ * caller's tenant's packets.
+ *
+ * @generated from message switchyard.v1.FleetStatus
+ */
+export type FleetStatus = Message<"switchyard.v1.FleetStatus"> & {
+  /**
+   * "ready", "degraded" (a dependency is down) or "unavailable" (a stage has no replica).
+   *
+   * @generated from field: string status = 1;
+   */
+  status: string;
+
+  /**
+   * @generated from field: repeated switchyard.v1.FleetStatus.Service services = 2;
+   */
+  services: FleetStatus_Service[];
+
+  /**
+   * The caller's tenant's packets still moving through the stages.
+   *
+   * @generated from field: uint32 packets_in_flight = 3;
+   */
+  packetsInFlight: number;
+
+  /**
+   * The caller's tenant's packets waiting for an approval or the user's answer.
+   *
+   * @generated from field: uint32 approvals_waiting = 4;
+   */
+  approvalsWaiting: number;
+
+  /**
+   * Fallbacks among the caller's tenant's recent packets (Packet.fallbacks), by stage,
+   * dependency and cause.
+   *
+   * @generated from field: repeated switchyard.v1.FleetStatus.FallbackCount fallbacks = 5;
+   */
+  fallbacks: FleetStatus_FallbackCount[];
+};
+
+/**
+ * Describes the message switchyard.v1.FleetStatus.
+ * Use `create(FleetStatusSchema)` to create a new message.
+ */
+export const FleetStatusSchema: GenMessage<FleetStatus> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 14);
+
+/**
+ * @generated from message switchyard.v1.FleetStatus.Service
+ */
+export type FleetStatus_Service = Message<"switchyard.v1.FleetStatus.Service"> & {
+  /**
+   * "intent", "embedding-router", "selector", "reviewer", "executor", "gateway".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Replicas answering; 0 when none does.
+   *
+   * @generated from field: uint32 instances = 2;
+   */
+  instances: number;
+
+  /**
+   * @generated from field: bool ready = 3;
+   */
+  ready: boolean;
+
+  /**
+   * Configured dependencies its replicas report down ("selection model").
+   *
+   * @generated from field: repeated string down = 4;
+   */
+  down: string[];
+};
+
+/**
+ * Describes the message switchyard.v1.FleetStatus.Service.
+ * Use `create(FleetStatus_ServiceSchema)` to create a new message.
+ */
+export const FleetStatus_ServiceSchema: GenMessage<FleetStatus_Service> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 14, 0);
+
+/**
+ * @generated from message switchyard.v1.FleetStatus.FallbackCount
+ */
+export type FleetStatus_FallbackCount = Message<"switchyard.v1.FleetStatus.FallbackCount"> & {
+  /**
+   * @generated from field: string stage = 1;
+   */
+  stage: string;
+
+  /**
+   * @generated from field: string dependency = 2;
+   */
+  dependency: string;
+
+  /**
+   * @generated from field: string cause = 3;
+   */
+  cause: string;
+
+  /**
+   * @generated from field: uint32 count = 4;
+   */
+  count: number;
+};
+
+/**
+ * Describes the message switchyard.v1.FleetStatus.FallbackCount.
+ * Use `create(FleetStatus_FallbackCountSchema)` to create a new message.
+ */
+export const FleetStatus_FallbackCountSchema: GenMessage<FleetStatus_FallbackCount> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_router, 14, 1);
+
+/**
  * @generated from message switchyard.v1.ListToolsResponse
  */
 export type ListToolsResponse = Message<"switchyard.v1.ListToolsResponse"> & {
@@ -365,7 +615,7 @@ export type ListToolsResponse = Message<"switchyard.v1.ListToolsResponse"> & {
  * Use `create(ListToolsResponseSchema)` to create a new message.
  */
 export const ListToolsResponseSchema: GenMessage<ListToolsResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 11);
+  messageDesc(file_switchyard_v1_router, 15);
 
 /**
  * @generated from message switchyard.v1.FeedbackRequest
@@ -396,7 +646,7 @@ export type FeedbackRequest = Message<"switchyard.v1.FeedbackRequest"> & {
  * Use `create(FeedbackRequestSchema)` to create a new message.
  */
 export const FeedbackRequestSchema: GenMessage<FeedbackRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 12);
+  messageDesc(file_switchyard_v1_router, 16);
 
 /**
  * @generated from message switchyard.v1.FeedbackResponse
@@ -443,7 +693,7 @@ export type FeedbackResponse = Message<"switchyard.v1.FeedbackResponse"> & {
  * Use `create(FeedbackResponseSchema)` to create a new message.
  */
 export const FeedbackResponseSchema: GenMessage<FeedbackResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 13);
+  messageDesc(file_switchyard_v1_router, 17);
 
 /**
  * @generated from message switchyard.v1.AddExamplesRequest
@@ -476,7 +726,7 @@ export type AddExamplesRequest = Message<"switchyard.v1.AddExamplesRequest"> & {
  * Use `create(AddExamplesRequestSchema)` to create a new message.
  */
 export const AddExamplesRequestSchema: GenMessage<AddExamplesRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 14);
+  messageDesc(file_switchyard_v1_router, 18);
 
 /**
  * @generated from message switchyard.v1.AddExamplesResponse
@@ -508,7 +758,7 @@ export type AddExamplesResponse = Message<"switchyard.v1.AddExamplesResponse"> &
  * Use `create(AddExamplesResponseSchema)` to create a new message.
  */
 export const AddExamplesResponseSchema: GenMessage<AddExamplesResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 15);
+  messageDesc(file_switchyard_v1_router, 19);
 
 /**
  * Ranks tools the caller brings, not the catalog's: the tools of an OpenAI
@@ -546,7 +796,7 @@ export type RankToolsRequest = Message<"switchyard.v1.RankToolsRequest"> & {
  * Use `create(RankToolsRequestSchema)` to create a new message.
  */
 export const RankToolsRequestSchema: GenMessage<RankToolsRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 16);
+  messageDesc(file_switchyard_v1_router, 20);
 
 /**
  * @generated from message switchyard.v1.RankToolsResponse
@@ -566,7 +816,7 @@ export type RankToolsResponse = Message<"switchyard.v1.RankToolsResponse"> & {
  * Use `create(RankToolsResponseSchema)` to create a new message.
  */
 export const RankToolsResponseSchema: GenMessage<RankToolsResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 17);
+  messageDesc(file_switchyard_v1_router, 21);
 
 /**
  * What the MCP door remembers of a session (an MCP client's conversation), in the
@@ -587,7 +837,7 @@ export type McpSession = Message<"switchyard.v1.McpSession"> & {
  * Use `create(McpSessionSchema)` to create a new message.
  */
 export const McpSessionSchema: GenMessage<McpSession> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 18);
+  messageDesc(file_switchyard_v1_router, 22);
 
 /**
  * An MCP server registered at run time (POST /v1/servers), in the switchyard-servers
@@ -670,7 +920,7 @@ export type RegisteredServer = Message<"switchyard.v1.RegisteredServer"> & {
  * Use `create(RegisteredServerSchema)` to create a new message.
  */
 export const RegisteredServerSchema: GenMessage<RegisteredServer> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 19);
+  messageDesc(file_switchyard_v1_router, 23);
 
 /**
  * How the server's tools are first taken into the catalog.
@@ -698,7 +948,7 @@ export enum RegisteredServer_Trust {
  * Describes the enum switchyard.v1.RegisteredServer.Trust.
  */
 export const RegisteredServer_TrustSchema: GenEnum<RegisteredServer_Trust> = /*@__PURE__*/
-  enumDesc(file_switchyard_v1_router, 19, 0);
+  enumDesc(file_switchyard_v1_router, 23, 0);
 
 /**
  * @generated from message switchyard.v1.ListServersResponse
@@ -715,7 +965,7 @@ export type ListServersResponse = Message<"switchyard.v1.ListServersResponse"> &
  * Use `create(ListServersResponseSchema)` to create a new message.
  */
 export const ListServersResponseSchema: GenMessage<ListServersResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 20);
+  messageDesc(file_switchyard_v1_router, 24);
 
 /**
  * POST /v1/servers: the server as registered (header values redacted), and the tools
@@ -740,7 +990,7 @@ export type RegisterServerResponse = Message<"switchyard.v1.RegisterServerRespon
  * Use `create(RegisterServerResponseSchema)` to create a new message.
  */
 export const RegisterServerResponseSchema: GenMessage<RegisterServerResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 21);
+  messageDesc(file_switchyard_v1_router, 25);
 
 /**
  * @generated from message switchyard.v1.ListExamplesRequest
@@ -759,7 +1009,7 @@ export type ListExamplesRequest = Message<"switchyard.v1.ListExamplesRequest"> &
  * Use `create(ListExamplesRequestSchema)` to create a new message.
  */
 export const ListExamplesRequestSchema: GenMessage<ListExamplesRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 22);
+  messageDesc(file_switchyard_v1_router, 26);
 
 /**
  * @generated from message switchyard.v1.ListExamplesResponse
@@ -784,7 +1034,7 @@ export type ListExamplesResponse = Message<"switchyard.v1.ListExamplesResponse">
  * Use `create(ListExamplesResponseSchema)` to create a new message.
  */
 export const ListExamplesResponseSchema: GenMessage<ListExamplesResponse> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 23);
+  messageDesc(file_switchyard_v1_router, 27);
 
 /**
  * One stored example as a tenant sees it.
@@ -829,7 +1079,7 @@ export type ToolExample = Message<"switchyard.v1.ToolExample"> & {
  * Use `create(ToolExampleSchema)` to create a new message.
  */
 export const ToolExampleSchema: GenMessage<ToolExample> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 24);
+  messageDesc(file_switchyard_v1_router, 28);
 
 /**
  * @generated from message switchyard.v1.DeleteExampleRequest
@@ -855,7 +1105,7 @@ export type DeleteExampleRequest = Message<"switchyard.v1.DeleteExampleRequest">
  * Use `create(DeleteExampleRequestSchema)` to create a new message.
  */
 export const DeleteExampleRequestSchema: GenMessage<DeleteExampleRequest> = /*@__PURE__*/
-  messageDesc(file_switchyard_v1_router, 25);
+  messageDesc(file_switchyard_v1_router, 29);
 
 /**
  * @generated from service switchyard.v1.Router
