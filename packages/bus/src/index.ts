@@ -15,6 +15,9 @@ export type { AnswerStats, Endpoint, Service, ServiceIdentity } from "./micro-se
 export { startReconciler } from "./reconciler.js";
 export type { ReconcileAction, Reconciler, ReconcilerOptions } from "./reconciler.js";
 export { RetryLater } from "./stage-errors.js";
+export { stageConsumerInfo } from "./stream-census.js";
+export { followWaitingPackets, WaitingPackets } from "./waiting-packets.js";
+export type { WaitingRead } from "./waiting-packets.js";
 export { isNatsFailure, isTransientNatsFailure, isWriteConflict, retryWhileTransient } from "./nats-failure.js";
 export { startStageWorker } from "./stage-worker.js";
 export type { StageWorker, StageWorkerOptions } from "./stage-worker.js";

@@ -1,5 +1,5 @@
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
-import type { JetStreamManager, SeqMsgRequest, StoredMsg } from "@nats-io/jetstream";
+import type { ConsumerInfo, JetStreamManager, SeqMsgRequest, StoredMsg } from "@nats-io/jetstream";
 import { STAGES } from "@switchyard/packet";
 import type { Stage } from "@switchyard/packet";
 import { Headers } from "./headers.js";
@@ -33,6 +33,14 @@ type NextMessageRequest = SeqMsgRequest & { next_by_subj: string };
 
 const STAGE_OF_SUBJECT = new Map<string, Stage>(STAGES.map((stage) => [packetSubject(stage), stage]));
 
+/** The stage's durable consumer as JetStream reports it; undefined when the stage has none. */
+export function stageConsumerInfo(jsm: JetStreamManager, stage: Stage): Promise<ConsumerInfo | undefined> {
+  return jsm.consumers.info(PACKETS_STREAM, stage).catch((error: unknown) => {
+    if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound) return undefined;
+    throw error;
+  });
+}
+
 /**
  * Reads the packet stream message by message (a work queue holds only what is in flight),
  * through the stream's leader, not a direct get that a lagging replica may answer. The
@@ -44,10 +52,7 @@ export async function takeStreamCensus(jsm: JetStreamManager): Promise<StreamCen
   const ackFloors = new Map<Stage, number>();
   const withoutConsumer = new Set<Stage>();
   for (const stage of STAGES) {
-    const info = await jsm.consumers.info(PACKETS_STREAM, stage).catch((error: unknown) => {
-      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.ConsumerNotFound) return undefined;
-      throw error;
-    });
+    const info = await stageConsumerInfo(jsm, stage);
     if (info) ackFloors.set(stage, info.ack_floor.stream_seq);
     else withoutConsumer.add(stage);
   }

@@ -4,6 +4,6 @@ export { runtimeConfigSchema } from "./runtime-config.js";
 export type { RuntimeConfig } from "./runtime-config.js";
 export { drainOnSignals, runStage, runStageService, startService } from "./service.js";
 export type { ServiceContext, ServiceOptions, StageServiceOptions } from "./service.js";
-export { finishedPacket } from "./stage-metrics.js";
+export { finishedPacket, watchFleetBacklog } from "./stage-metrics.js";
 export { downInFleet, readiness } from "./readiness.js";
 export type { Readiness } from "./readiness.js";

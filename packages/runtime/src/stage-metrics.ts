@@ -1,9 +1,11 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { PACKETS_STREAM } from "@switchyard/bus";
-import { Packet_State, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
+import { followWaitingPackets, PACKETS_STREAM, packetSubject, stageConsumerInfo, WaitingPackets } from "@switchyard/bus";
+import { Packet_State, STAGES, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
+import { processMetrics } from "@switchyard/telemetry";
 import type { Metrics } from "@switchyard/telemetry";
+import type { ServiceContext } from "./service.js";
 
 type Handler = (packet: Packet) => StageOutcome | Promise<StageOutcome>;
 
@@ -45,11 +47,35 @@ export function finishedPacket(packet: Packet, state: Packet_State = packet.stat
   };
 }
 
-/** Reports the stage's durable consumer backlog (JetStream consumer info) on every scrape; returns the function that stops it. */
+/**
+ * Reports the stage's durable consumer backlog (JetStream consumer info) on every scrape;
+ * returns the function that stops it. A stage with no consumer yet reports every message of
+ * its subject as pending, and no pull requests: nothing takes them.
+ */
 export async function watchStageConsumer(metrics: Metrics, nc: NatsConnection, stage: Stage): Promise<() => void> {
   const jsm = await jetstreamManager(nc);
   return metrics.watchConsumer(stage, async () => {
-    const info = await jsm.consumers.info(PACKETS_STREAM, stage);
-    return { pending: info.num_pending, ackPending: info.num_ack_pending };
+    const info = await stageConsumerInfo(jsm, stage);
+    if (info) return { pending: info.num_pending, ackPending: info.num_ack_pending, pullRequests: info.num_waiting };
+    const subject = packetSubject(stage);
+    const stream = await jsm.streams.info(PACKETS_STREAM, { subjects_filter: subject });
+    return { pending: stream.state.subjects?.[subject] ?? 0, ackPending: 0, pullRequests: 0 };
   });
+}
+
+/**
+ * The fleet's view for operators, reported by the gateway: every stage's backlog, whether or
+ * not its service runs (a stage service reports only its own, and only while it runs), and
+ * the packets waiting for a person. Returns the function that stops it.
+ */
+export async function watchFleetBacklog(context: ServiceContext): Promise<() => void> {
+  const metrics = processMetrics();
+  const stops = await Promise.all(STAGES.map((stage) => watchStageConsumer(metrics, context.nc, stage)));
+  const waiting = new WaitingPackets(context.config.PACKET_RETENTION_HOURS * 3_600_000);
+  const onError = (error: unknown) => context.logger.warn({ err: error }, "a stored packet did not decode; left out of switchyard_packets_waiting");
+  stops.push(await followWaitingPackets(context.packets, waiting, onError));
+  metrics.watchWaitingPackets(() => waiting.read());
+  return () => {
+    for (const stop of stops) stop();
+  };
 }

@@ -4,7 +4,7 @@ export { initTracing } from "./tracing.js";
 export type { Tracing, TracingOptions } from "./tracing.js";
 export { maskSecrets, recordableText } from "./secrets.js";
 export { Metrics, processMetrics } from "./metrics.js";
-export type { ConsumerBacklog, FinishedPacket } from "./metrics.js";
+export type { ConsumerBacklog, FinishedPacket, WaitingPackets } from "./metrics.js";
 export { ClientAttr, markFailed, withClientSpan } from "./client-spans.js";
 export { DependencyHealth, fallbackOf, isDown, outageSentence } from "./dependency-health.js";
 export type { Dependency, DependencyCheck, DependencyReporter, Outage, OutageCause } from "./dependency-health.js";

@@ -12,6 +12,16 @@ export interface ConsumerBacklog {
   pending: number;
   /** Messages delivered and not yet acknowledged: packets being worked on. */
   ackPending: number;
+  /** Pull requests of running replicas the consumer holds (JetStream's num_waiting): 0 while no replica asks for work. */
+  pullRequests: number;
+}
+
+/** Packets stopped for a person, as the packets bucket shows them at a scrape. */
+export interface WaitingPackets {
+  /** By state name: AWAITING_APPROVAL, AWAITING_USER. */
+  byState: ReadonlyMap<string, number>;
+  /** Waiting approvals whose time ran out since the last read, nobody having answered. */
+  newlyExpired: number;
 }
 
 /** How a packet ended, as the packets-finished counter and the end-of-packet histograms see it. */
@@ -42,8 +52,14 @@ const ACTIVE_TOTAL_GAUGES = ["nodejs_active_handles_total", "nodejs_active_reque
 export class Metrics {
   readonly registry = new Registry();
   private readonly consumers = new Map<string, () => Promise<ConsumerBacklog>>();
-  /** One JetStream read per scrape, shared by both backlog gauges. */
-  private backlogRead: Promise<Map<string, ConsumerBacklog>> | undefined;
+  /** One JetStream read per scrape, shared by the backlog gauges. */
+  private readonly readBacklogs = oncePerScrape(async () => {
+    const entries = await Promise.all([...this.consumers].map(async ([stage, read]) => [stage, await read().catch(() => undefined)] as const));
+    return new Map(entries.filter((entry): entry is [string, ConsumerBacklog] => entry[1] !== undefined));
+  });
+  private waitingRead: (() => WaitingPackets) | undefined;
+  /** One read of the waiting packets per scrape, shared by their gauge and the expiry counter. */
+  private readonly readWaiting = oncePerScrape(async () => this.waitingRead?.());
 
   private readonly stageDuration = new Histogram({
     name: "switchyard_stage_duration_seconds",
@@ -150,6 +166,31 @@ export class Metrics {
       "Packets delivered by the stage's JetStream consumer and not yet acknowledged (in work)",
       (b) => b.ackPending,
     );
+    backlogGauge(
+      "switchyard_consumer_pull_requests_waiting",
+      "Pull requests from running replicas the stage's JetStream consumer holds: 0 while no replica asks for work",
+      (b) => b.pullRequests,
+    );
+    const waitingGauge: Gauge<"state"> = new Gauge({
+      name: "switchyard_packets_waiting",
+      help: "Packets stopped for a person, by state: AWAITING_APPROVAL, AWAITING_USER (the gateway, from the packets bucket)",
+      labelNames: ["state"] as const,
+      registers: [this.registry],
+      collect: async () => {
+        const waiting = await this.readWaiting();
+        waitingGauge.reset();
+        for (const [state, count] of waiting?.byState ?? []) waitingGauge.set({ state }, count);
+      },
+    });
+    const expired: Counter = new Counter({
+      name: "switchyard_approvals_expired_total",
+      help: "Approvals that ran out of time while their packet waited, nobody having answered (the gateway, from the packets bucket)",
+      registers: [this.registry],
+      collect: async () => {
+        const waiting = await this.readWaiting();
+        if (waiting) expired.inc(waiting.newlyExpired);
+      },
+    });
   }
 
   /** Labels every series of the process with `service`. */
@@ -207,21 +248,26 @@ export class Metrics {
     };
   }
 
+  /** Reports the packets waiting for a person on every scrape, read by `read` (the gateway's watch of the packets bucket). */
+  watchWaitingPackets(read: () => WaitingPackets): void {
+    this.waitingRead = read;
+  }
+
   /** The exposition for `GET /metrics`: Prometheus text format and its content type. */
   async exposition(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
 
-  private readBacklogs(): Promise<Map<string, ConsumerBacklog>> {
-    this.backlogRead ??= Promise.all(
-      [...this.consumers].map(async ([stage, read]) => [stage, await read().catch(() => undefined)] as const),
-    )
-      .then((entries) => new Map(entries.filter((entry): entry is [string, ConsumerBacklog] => entry[1] !== undefined)))
-      .finally(() => {
-        this.backlogRead = undefined;
-      });
-    return this.backlogRead;
-  }
+/** `read`, called at most once at a time: the gauges collected in one scrape share its answer. */
+function oncePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= read().finally(() => {
+      pending = undefined;
+    });
+    return pending;
+  };
 }
 
 let current: Metrics | undefined;

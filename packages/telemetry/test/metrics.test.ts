@@ -50,13 +50,14 @@ describe("metrics", () => {
     let reads = 0;
     const unwatch = metrics.watchConsumer("route", async () => {
       reads += 1;
-      return { pending: 7, ackPending: 3 };
+      return { pending: 7, ackPending: 3, pullRequests: 2 };
     });
     metrics.watchConsumer("select", () => Promise.reject(new Error("nats is away")));
     const first = (await metrics.exposition()).body;
-    assert.equal(reads, 1, "one read serves both gauges");
+    assert.equal(reads, 1, "one read serves the three gauges");
     assert.equal(promSample(first, "switchyard_consumer_pending_messages", { stage: "route" }), 7);
     assert.equal(promSample(first, "switchyard_consumer_ack_pending_messages", { stage: "route" }), 3);
+    assert.equal(promSample(first, "switchyard_consumer_pull_requests_waiting", { stage: "route" }), 2);
     assert.equal(promSample(first, "switchyard_consumer_pending_messages", { stage: "select" }), undefined);
 
     unwatch();

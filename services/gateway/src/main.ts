@@ -6,7 +6,7 @@ import { register } from "node:module";
 import { FastifyOtelInstrumentation } from "@fastify/otel";
 import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
 import { readConfig, serverUrlPolicy } from "@switchyard/config";
-import { drainOnSignals, exitOnSettingsError, startService } from "@switchyard/runtime";
+import { drainOnSignals, exitOnSettingsError, startService, watchFleetBacklog } from "@switchyard/runtime";
 import { authenticatorFrom, localModeExposure } from "./auth.js";
 import { throttleAuthFailures } from "./auth-throttle.js";
 import { configSchema } from "./config.js";
@@ -40,6 +40,8 @@ const service = await startService({
 });
 if (exposure) service.logger.warn(exposure);
 if (reconciling) await runReconciler(service, reconciling);
+// Operators' view on /metrics: every stage's backlog, running or not, and the packets waiting for a person.
+service.onStop(await watchFleetBacklog(service));
 const { serveFrontDoors } = await import("./front-doors.js");
 await serveFrontDoors(service, config, { auth, serverUrls, ...(exposure ? { warning: exposure } : {}) });
 drainOnSignals(service);
