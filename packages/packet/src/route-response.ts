@@ -23,11 +23,14 @@ export function encodeRouteResponse(response: MessageInitShape<typeof RouteRespo
     EncodedRouteResponseSchema,
     create(EncodedRouteResponseSchema, {
       warnings: response.warnings ?? [],
+      need: response.need,
       candidates: (response.candidates ?? []).map((c) => ({
         score: c.score ?? 0,
         source: c.source ?? 0,
         exampleId: c.exampleId ?? "",
         tool: c.tool ? encodedTool(create(ToolDefinitionSchema, c.tool)) : undefined,
+        matchedWords: c.matchedWords ?? [],
+        example: c.example ?? "",
       })),
     }),
   );
@@ -59,7 +62,15 @@ export class RouteResponseReader {
     const encoded = fromBinary(EncodedRouteResponseSchema, bytes);
     return create(RouteResponseSchema, {
       warnings: encoded.warnings,
-      candidates: encoded.candidates.map((c) => ({ score: c.score, source: c.source, exampleId: c.exampleId, tool: c.tool.length > 0 ? this.tool(c.tool) : undefined })),
+      need: encoded.need,
+      candidates: encoded.candidates.map((c) => ({
+        score: c.score,
+        source: c.source,
+        exampleId: c.exampleId,
+        tool: c.tool.length > 0 ? this.tool(c.tool) : undefined,
+        matchedWords: c.matchedWords,
+        example: c.example,
+      })),
     });
   }
 

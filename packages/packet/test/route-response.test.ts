@@ -18,13 +18,19 @@ const writeFile = create(ToolDefinitionSchema, { name: "fs.write_file", descript
 
 function answer(...tools: (typeof readFile)[]) {
   return create(RouteResponseSchema, {
-    candidates: tools.map((tool, i) => ({ tool, score: 0.9 - i / 10, source: tool.core ? RoutingCandidate_Source.CORE : RoutingCandidate_Source.SEMANTIC, exampleId: i === 0 ? "0123456789abcdef" : "" })),
+    candidates: tools.map((tool, i) => ({
+      tool,
+      score: 0.9 - i / 10,
+      source: tool.core ? RoutingCandidate_Source.CORE : RoutingCandidate_Source.SEMANTIC,
+      ...(i === 0 ? { exampleId: "0123456789abcdef", example: "show me notes/todo.md", matchedWords: ["show", "todo"] } : {}),
+    })),
     warnings: ["the embedder failed; routed by keywords"],
+    need: { needed: true, probability: 0.8, threshold: 0.15, reason: "tool needed: tool-need probability 0.80 ≥ 0.15" },
   });
 }
 
 describe("route answers on the wire", () => {
-  it("encodes byte for byte as RouteResponse does, every field of a tool included", () => {
+  it("encodes byte for byte as RouteResponse does, every field of a tool, a candidate's explanation and the verdict included", () => {
     const response = answer(readFile, writeFile);
     assert.deepEqual(encodeRouteResponse(response), toBinary(RouteResponseSchema, response));
     // Encoded a second time from its cache, the same bytes.

@@ -5,6 +5,7 @@ export { EmbeddingCache } from "./embedding-cache.js";
 export type { EmbeddingCacheOptions } from "./embedding-cache.js";
 export { dot, LocalEmbedder, normalize } from "./embedder.js";
 export type { Embedder, LocalEmbedderOptions } from "./embedder.js";
+export { matchedWords, MAX_MATCHED_WORDS } from "./matched-words.js";
 export { NameIndex } from "./name-match.js";
 export { EmbeddingDimensionError, EmbeddingRequestError, OpenAIEmbedder } from "./openai-embedder.js";
 export type { OpenAIEmbedderOptions } from "./openai-embedder.js";

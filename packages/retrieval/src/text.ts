@@ -47,10 +47,15 @@ const STEM_EXCEPTIONS: ReadonlyMap<string, string> = new Map([
 export function tokenize(text: string): string[] {
   const out: string[] = [];
   for (const word of splitWords(text)) {
-    if (word.length < 2 || STOPWORDS.has(word)) continue;
-    out.push(stem(word));
+    const token = wordToken(word);
+    if (token !== undefined) out.push(token);
   }
   return out;
+}
+
+/** One word's token (`tokenize` of a word `splitWords` gave): its stem, or undefined for a stopword or a one-letter word. */
+export function wordToken(word: string): string | undefined {
+  return word.length < 2 || STOPWORDS.has(word) ? undefined : stem(word);
 }
 
 /** The Porter stem of one lowercase word (the kept `stemmer` package): "reading" → "read", "files" → "file". */

@@ -255,7 +255,7 @@ function relevanceOf(input: ToolNeedInput): Relevance {
   const top = input.results.slice(0, TOP_RESULTS);
   const matchesOf = top.map((r) => {
     const own = toolStems(r.tool);
-    return stems.map((s) => (own.has(s) ? 1 : relatedStems(s).some((x) => own.has(x)) ? 0.5 : 0));
+    return stems.map((s) => stemMatch(s, own));
   });
   const coverageOf = (m: number[]) => (total > 0 ? stems.reduce((sum, s, i) => sum + idfOf(s) * m[i]!, 0) / total : 0);
   const unexplained = stems.reduce((sum, s, i) => sum + idfOf(s) * (1 - Math.max(0, ...matchesOf.map((m) => m[i]!))), 0);
@@ -273,9 +273,17 @@ function relevanceOf(input: ToolNeedInput): Relevance {
   };
 }
 
-/** Stems of everything indexed for a tool, computed once per definition. */
+/**
+ * How much a text with these stems says a message's stem: 1 for the stem itself, half for a
+ * related word (concepts.ts; `related`, when the caller looked them up once for many texts), else 0.
+ */
+export function stemMatch(stemmed: string, stems: ReadonlySet<string>, related: readonly string[] = relatedStems(stemmed)): number {
+  return stems.has(stemmed) ? 1 : related.some((x) => stems.has(x)) ? 0.5 : 0;
+}
+
 const stemCache = new WeakMap<ToolDefinition, ReadonlySet<string>>();
-function toolStems(tool: ToolDefinition): ReadonlySet<string> {
+/** Stems of everything indexed for a tool (`toolText`), computed once per definition. */
+export function toolStems(tool: ToolDefinition): ReadonlySet<string> {
   let stems = stemCache.get(tool);
   if (!stems) stemCache.set(tool, (stems = new Set(tokenize(toolText(tool)))));
   return stems;

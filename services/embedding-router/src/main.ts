@@ -25,6 +25,7 @@ import { chooseEmbedder, watchEmbeddings } from "./choose-embedder.js";
 import { chooseIndex } from "./choose-index.js";
 import { routeWithFallback } from "./fallback.js";
 import { OfflineIndex } from "./offline-index.js";
+import { routeOnly } from "./route-only.js";
 import { routeStage } from "./route.js";
 import type { RouteQuery } from "./route.js";
 
@@ -53,6 +54,14 @@ const route = async (query: RouteQuery) => {
   return result;
 };
 
+// The tool-need gate: the shipped model unless ROUTER_TOOL_NEED_MODEL names another (read once, at start).
+const toolNeed = {
+  threshold: config.ROUTER_TOOL_NEED_THRESHOLD,
+  model: config.ROUTER_TOOL_NEED_MODEL ? ToolNeedModel.read(config.ROUTER_TOOL_NEED_MODEL) : undefined,
+};
+// What the route stage and the route-only endpoint share: the same routing and the same gate.
+const routing = { route, catalogStats: () => catalog.stats(), englishOnly: embedder instanceof LocalEmbedder, toolNeed, correctSpelling: index.correctSpelling?.bind(index) };
+
 // Ranking the tools a proxied chat request brings (brought-tools.ts), with the same embedder and query.
 const brought = new BroughtTools(embedder);
 const learning = {
@@ -66,16 +75,10 @@ const learning = {
 };
 // Request/reply endpoints of the router's micro service; its replicas share each request.
 await service.serveEndpoints([
-  protoEndpoint("route", ROUTE_SUBJECT, RouteRequestSchema, RouteResponseSchema, async (request, requestHeaders) => {
-    // The gateway names the caller's tenant; a request without one gets the shared tools alone.
-    const tenant = requestHeaders?.get(Headers.Tenant) ?? "";
-    const filter = { tools: request.tools, pools: request.pools, domains: request.domains, tenant };
-    // The same query the intent stage would build: "turn it off" borrows the turn before.
-    const { text, context } = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
-    // searched with its typos read as the catalog's words, as the route stage does
-    const query = index.correctSpelling?.(text).text ?? text;
-    return create(RouteResponseSchema, await route({ query, context, topK: request.topK || undefined, filter }));
-  }, encodeRouteResponse),
+  // The gateway names the caller's tenant; a request without one gets the shared tools alone.
+  protoEndpoint("route", ROUTE_SUBJECT, RouteRequestSchema, RouteResponseSchema, (request, requestHeaders) =>
+    routeOnly(request, requestHeaders?.get(Headers.Tenant) ?? "", { ...routing, maxQueryTurns: config.ROUTER_MAX_QUERY_TURNS }),
+  encodeRouteResponse),
   protoEndpoint("rank-tools", RANK_TOOLS_SUBJECT, RankToolsRequestSchema, RankToolsResponseSchema, async (request) => {
     const query = buildQuery(request.message, request.history, { maxTurns: config.ROUTER_MAX_QUERY_TURNS });
     return create(RankToolsResponseSchema, { candidates: await brought.rank(query, request.tools, request.topK || config.ROUTER_TOP_K) });
@@ -88,11 +91,6 @@ const learningFromUse = learnFromFinishedPackets(learning);
 service.onStop(async () => void (await learningFromUse?.drain()));
 drainOnSignals(service);
 
-// The tool-need gate: the shipped model unless ROUTER_TOOL_NEED_MODEL names another (read once, at start).
-const toolNeed = {
-  threshold: config.ROUTER_TOOL_NEED_THRESHOLD,
-  model: config.ROUTER_TOOL_NEED_MODEL ? ToolNeedModel.read(config.ROUTER_TOOL_NEED_MODEL) : undefined,
-};
-await runStage(service, "route", (packet) => routeStage(packet, { route, catalogStats: () => catalog.stats(), englishOnly: embedder instanceof LocalEmbedder, toolNeed, correctSpelling: index.correctSpelling?.bind(index) }));
+await runStage(service, "route", (packet) => routeStage(packet, routing));
 await service.dependencies.checkAll();
 service.setReady(true, { tools: index.size });

@@ -15,13 +15,13 @@ import {
   ToolNeedVerdictSchema,
   ToolRoutingState_ExecutionStatus,
 } from "@switchyard/packet";
-import type { Fallback, Packet, RoutingCandidate, StageOutcome, ToolDefinition } from "@switchyard/packet";
+import type { Fallback, Packet, RoutingCandidate, StageOutcome, ToolDefinition, ToolNeedVerdict } from "@switchyard/packet";
 import type { Config } from "./config.js";
 import { exampleId } from "@switchyard/learning";
 import { DEFAULT_TOOL_NEED_THRESHOLD, isNoTool, judgeToolNeed, matchesFilter } from "@switchyard/retrieval";
 import { foreignLanguage } from "@switchyard/request-text";
 import type { CorrectedText } from "@switchyard/request-text";
-import type { CatalogStats, ToolFilter, ToolIndex, ToolNeedGateSettings } from "@switchyard/retrieval";
+import type { CatalogStats, ScoredTool, ToolFilter, ToolIndex, ToolNeedGateSettings } from "@switchyard/retrieval";
 
 /** What the router is asked: the same for the route stage and the route-only API. */
 export interface RouteQuery {
@@ -74,7 +74,7 @@ export async function routeCandidates(
   const top = found.filter((r) => !r.included);
   // "no tool matches" is decided in one place (retrieval's relevance.ts), the same one the evaluation scores
   const matched = isNoTool(top, { minScore: floor }) ? [] : top.filter((r) => r.score >= floor);
-  const semantic = matched.map((r) => candidate(r.tool, r.score, RoutingCandidate_Source.SEMANTIC, r.example && exampleId(r.example.owner, r.example.text)));
+  const semantic = matched.map((r) => candidate(r.tool, r.score, RoutingCandidate_Source.SEMANTIC, r.example));
 
   const present = new Set(semantic.map((c) => c.tool?.name));
   const scores = new Map(found.map((r) => [r.tool.name, r.score]));
@@ -165,16 +165,15 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   const others = candidates.filter((c) => c.source !== RoutingCandidate_Source.SEMANTIC);
   const coreNote = others.length > 0 ? `; always offered: ${others.map((c) => c.tool?.name ?? "?").join(", ")}` : "";
 
-  // A message the router cannot read is never "no tool": it goes on to a selection model, or offline ends saying why,
-  // even one a rule found a request in ("lee el archivo notes/todo.md"): its candidates came from the path alone.
-  const language = deps.englishOnly ? foreignLanguage(written) : undefined;
-  const unread = (what: string) =>
-    `cannot route a message in ${language} offline: the built-in embedder reads English only${what}; configure an embeddings endpoint (EMBEDDINGS_BASE_URL)`;
-  // Even a message a rule or the intent model found a tool request in: "no tool matched" would not be the reason.
-  if (language) routing.toolNeed = create(ToolNeedVerdictSchema, { needed: routing.needsTool, unreadLanguage: language });
+  const need = toolNeedOf(
+    { written, query, context, semantic, rule: intentOf(packet).detectedBy || undefined, requested: routing.needsTool, allowList: scope.tools.length > 0 },
+    deps,
+  );
+  if (need.verdict) routing.toolNeed = need.verdict;
+  if (need.verdict?.needed) routing.needsTool = true;
+  const language = need.verdict?.unreadLanguage;
 
   if (semantic.length === 0) {
-    if (routing.toolNeed) routing.toolNeed.reason = unread(" and found no candidate");
     routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
     addReflection(packet, {
       step: "route",
@@ -186,46 +185,11 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
     return { done: true };
   }
 
-  let needNote = "";
-  if (routing.toolNeed?.unreadLanguage) {
-    routing.toolNeed.reason = `${unread("")} or a selection model (SELECTOR_MODEL)`;
-    needNote = `; written in ${language}, which the offline embedder cannot read`;
-  } else if (semantic.some((c) => c.score > 0)) {
-    const results = semantic.flatMap((c) => (c.tool ? [{ tool: c.tool, score: c.score }] : []));
-    const input = {
-      // the gate judges the words that were searched with, the context included
-      query: [...context, query].join("\n"),
-      catalog: deps.catalogStats(),
-      rule: intentOf(packet).detectedBy || undefined,
-      results,
-      requested: routing.needsTool,
-      allowList: scope.tools.length > 0,
-    };
-    const verdict = judgeToolNeed(input, deps.toolNeed);
-    const best = `${semantic[0]?.tool?.name ?? "?"} ${semantic[0]?.score.toFixed(2)}`;
-    const probability = `tool-need probability ${verdict.probability.toFixed(2)}`;
-    const why = `${probability}; ${best} covers ${percent(verdict.relevance.coverage)} of the message's content words`;
-    if (!routing.needsTool) {
-      const threshold = deps.toolNeed?.threshold ?? DEFAULT_TOOL_NEED_THRESHOLD;
-      routing.toolNeed = create(ToolNeedVerdictSchema, {
-        needed: verdict.needed,
-        probability: verdict.probability,
-        threshold,
-        reason: verdict.needed
-          ? `tool needed: ${probability} ≥ ${threshold.toFixed(2)}`
-          : `no tool needed: ${probability} < ${threshold.toFixed(2)} (best match ${best}); ` +
-            "to route it anyway, name the file or tool, set SELECTOR_MODEL to let a model decide, or lower ROUTER_TOOL_NEED_THRESHOLD",
-      });
-      if (verdict.needed) routing.needsTool = true;
-    }
-    needNote = `; ${why}${verdict.needed ? "" : "; likely no tool needed (the selection decides)"}`;
-  }
-
   const shown = semantic.slice(0, SUMMARY_CANDIDATES).map((c) => `${c.tool?.name ?? "?"} ${c.score.toFixed(2)}`);
   const more = semantic.length > SUMMARY_CANDIDATES ? ` and ${semantic.length - SUMMARY_CANDIDATES} more` : "";
   addReflection(packet, {
     step: "route",
-    summary: `${semantic.length} candidate(s) for ${quote(query)}: ${shown.join(", ")}${more}${spellingNote}${coreNote}${needNote}`,
+    summary: `${semantic.length} candidate(s) for ${quote(query)}: ${shown.join(", ")}${more}${spellingNote}${coreNote}${need.note}`,
     confidence: semantic[0]?.score ?? 0,
     durationMs: performance.now() - started,
   });
@@ -233,9 +197,76 @@ export async function routeStage(packet: Packet, deps: RouteStageDeps): Promise<
   return { next: "select" };
 }
 
-/** A routing candidate message; `example`: the id of the example that scored it (RoutingCandidate.example_id). */
-export function candidate(tool: ToolDefinition, score: number, source: RoutingCandidate_Source, example = ""): RoutingCandidate {
-  return create(RoutingCandidateSchema, { tool, score, source, exampleId: example });
+/** A routing candidate message; `example`: the example that scored it, by its id (RoutingCandidate.example_id) and its text. */
+export function candidate(tool: ToolDefinition, score: number, source: RoutingCandidate_Source, example?: ScoredTool["example"]): RoutingCandidate {
+  return create(RoutingCandidateSchema, { tool, score, source, ...(example ? { exampleId: exampleId(example.owner, example.text), example: example.text } : {}) });
+}
+
+/** A routed message as the tool-need judgement sees it (the route stage's packet, or a route-only request). */
+export interface RoutedMessage {
+  /** The message as written: its language is read from this. */
+  written: string;
+  /** The query searched with (its typos read as the catalog's words) and the earlier turns it points back at. */
+  query: string;
+  context: readonly string[];
+  /** The semantic candidates found, best first. */
+  semantic: readonly RoutingCandidate[];
+  /** The intent rule that left the message undecided, when one did. */
+  rule?: string;
+  /** A rule found that the message asks for a tool (the packet's needsTool): the gate lets it through unrecorded. */
+  requested: boolean;
+  /** The request named the tools it allows. */
+  allowList: boolean;
+}
+
+/**
+ * The tool-need verdict for a routed message, and the words the reflection log
+ * adds about it: a message in a language the offline embedder cannot read is
+ * marked so, not judged; otherwise, when some candidate has a score (not the
+ * unscored whole catalog of a fallback), the gate (retrieval's `judgeToolNeed`)
+ * weighs it, and its verdict is recorded unless a rule already asked for a tool.
+ * No verdict when there is nothing to judge.
+ */
+export function toolNeedOf(message: RoutedMessage, deps: Pick<RouteStageDeps, "catalogStats" | "englishOnly" | "toolNeed">): { verdict?: ToolNeedVerdict; note: string } {
+  const { semantic, query, context } = message;
+  // A message the router cannot read is never "no tool": it goes on to a selection model, or offline ends saying why,
+  // even one a rule found a request in ("lee el archivo notes/todo.md"): its candidates came from the path alone.
+  const language = deps.englishOnly ? foreignLanguage(message.written) : undefined;
+  if (language) {
+    const unread = `cannot route a message in ${language} offline: the built-in embedder reads English only`;
+    const setting = "configure an embeddings endpoint (EMBEDDINGS_BASE_URL)";
+    const found = semantic.length > 0;
+    return {
+      verdict: create(ToolNeedVerdictSchema, {
+        needed: message.requested,
+        unreadLanguage: language,
+        reason: found ? `${unread}; ${setting} or a selection model (SELECTOR_MODEL)` : `${unread} and found no candidate; ${setting}`,
+      }),
+      note: found ? `; written in ${language}, which the offline embedder cannot read` : "",
+    };
+  }
+  if (!semantic.some((c) => c.score > 0)) return { note: "" };
+  const input = {
+    // the gate judges the words that were searched with, the context included
+    query: [...context, query].join("\n"),
+    catalog: deps.catalogStats(),
+    rule: message.rule,
+    results: semantic.flatMap((c) => (c.tool ? [{ tool: c.tool, score: c.score }] : [])),
+    requested: message.requested,
+    allowList: message.allowList,
+  };
+  const verdict = judgeToolNeed(input, deps.toolNeed);
+  const best = `${semantic[0]?.tool?.name ?? "?"} ${semantic[0]?.score.toFixed(2)}`;
+  const probability = `tool-need probability ${verdict.probability.toFixed(2)}`;
+  const why = `${probability}; ${best} covers ${percent(verdict.relevance.coverage)} of the message's content words`;
+  const note = `; ${why}${verdict.needed ? "" : "; likely no tool needed (the selection decides)"}`;
+  if (message.requested) return { note };
+  const threshold = deps.toolNeed?.threshold ?? DEFAULT_TOOL_NEED_THRESHOLD;
+  const reason = verdict.needed
+    ? `tool needed: ${probability} ≥ ${threshold.toFixed(2)}`
+    : `no tool needed: ${probability} < ${threshold.toFixed(2)} (best match ${best}); ` +
+      "to route it anyway, name the file or tool, set SELECTOR_MODEL to let a model decide, or lower ROUTER_TOOL_NEED_THRESHOLD";
+  return { verdict: create(ToolNeedVerdictSchema, { needed: verdict.needed, probability: verdict.probability, threshold, reason }), note };
 }
 
 const QUOTE_MAX = 80;
