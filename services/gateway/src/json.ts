@@ -43,7 +43,11 @@ const toolJsons = new WeakMap<ToolDefinition, JsonValue>();
 
 /** A route's answer as messageJson makes it, each candidate's tool from toolJsons. */
 export function routeJson(response: RouteResponse): JsonValue {
-  const bare = create(RouteResponseSchema, { warnings: response.warnings, candidates: response.candidates.map(({ score, source, exampleId }) => ({ score, source, exampleId })) });
+  const bare = create(RouteResponseSchema, {
+    warnings: response.warnings,
+    need: response.need,
+    candidates: response.candidates.map(({ score, source, exampleId, matchedWords, example }) => ({ score, source, exampleId, matchedWords, example })),
+  });
   const json = messageJson(RouteResponseSchema, bare) as { candidates: JsonObject[] };
   json.candidates = json.candidates.map((candidate, i) => {
     const tool = response.candidates[i]!.tool;
