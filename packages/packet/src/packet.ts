@@ -33,6 +33,8 @@ export interface NewPacketInput {
   scope?: MessageInitShape<typeof ToolScopeSchema>;
   /** @default DEFAULT_MAX_REINJECTIONS */
   maxReinjections?: number;
+  /** A preview (PacketHeader.preview): its call is only dry-run, whatever the policy. @default false */
+  preview?: boolean;
 }
 
 /** A packet as the gateway creates it: state RECEIVED, no hop taken yet. */
@@ -46,6 +48,7 @@ export function newPacket(input: NewPacketInput): Packet {
       createdAt: now,
       updatedAt: now,
       hop: 0,
+      preview: input.preview ?? false,
     },
     content: {
       originalPrompt: input.message,

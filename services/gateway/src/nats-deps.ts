@@ -87,6 +87,7 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
         history: request.history,
         scope: { tools: request.tools, pools: request.pools, domains: request.domains },
         maxReinjections: options.maxReinjections,
+        preview: request.dryRun,
       });
       packet.state = Packet_State.DETECTING_INTENT;
       return launch(packet, tenant, "intent", request.wait ?? true, clock);

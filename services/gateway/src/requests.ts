@@ -76,7 +76,21 @@ export function requestRules(limits: Pick<GatewayLimits, "maxMessageChars" | "ma
       role: { required: true, schema: { enum: ROLE_SPELLINGS, description: "Who spoke; lowercase is accepted too" } },
       content: { required: true },
     },
-    "switchyard.v1.SubmitPacketRequest": { message, sessionId, history, tools, pools, domains, wait },
+    "switchyard.v1.SubmitPacketRequest": {
+      message,
+      sessionId,
+      history,
+      tools,
+      pools,
+      domains,
+      wait,
+      dryRun: {
+        schema: {
+          default: false,
+          description: "A preview: the packet is routed, selected and reviewed, but its call is only dry-run whatever the policy (nothing is called, held for approval or learned); the review says what would have happened",
+        },
+      },
+    },
     "switchyard.v1.RouteRequest": {
       message,
       history,

@@ -18,6 +18,10 @@
  * 5. Policy (policy.ts): execute → APPROVED, EXECUTING; dry-run → APPROVED with toolRouting.dryRun,
  *    EXECUTING (the executor describes the call without making it); await-approval → AWAITING_APPROVAL,
  *    the approval bound to the call's hash and valid for APPROVAL_TTL_MS.
+ * A preview (PacketHeader.preview, a request's `dryRun`) goes through the same steps, but its
+ * outcome is only said ("dry run: a preview; would run …", "would ask for approval before running …",
+ * "would skip: confidence 0.52 < 0.70 …"): a call that would go on goes to the executor as a dry
+ * run, any other ends here; nothing is called, held for approval or learned.
  *
  * toolRouting.reviewReasoning starts with the outcome and why ("approved: …", "dry run: …",
  * "awaiting approval: …", "skipped: …", "refused: …"), then the review it rests on; a packet the
@@ -118,6 +122,8 @@ export function applyReview(packet: Packet, request: ReviewRequest, review: Revi
 
   const threshold = config.REVIEW_CONFIDENCE_THRESHOLD;
   const at = `confidence ${confidence.toFixed(2)}, threshold ${threshold.toFixed(2)}, ${reviewerKind} review`;
+  const preview = isPreview(packet);
+  const previewOf = (would: string, goesOn: boolean) => previewEnd(packet, { would, assessment, goesOn, confidence, at });
 
   if (!approved || confidence < threshold) {
     const why = !approved
@@ -125,6 +131,7 @@ export function applyReview(packet: Packet, request: ReviewRequest, review: Revi
       : `confidence ${confidence.toFixed(2)} is below the threshold ${threshold.toFixed(2)}`;
     if (config.LOW_CONFIDENCE_ACTION === "ask") {
       const question = questionFor(request, approved, confidence);
+      if (preview) return previewOf(`ask the user instead of running ${toolName}, ${why}: ${question}`, false);
       routing.executionStatus = ToolRoutingState_ExecutionStatus.PENDING;
       routing.reviewReasoning = withAssessment(`asked the user instead of running ${toolName}, ${why}`, assessment);
       addReflection(packet, { step: STEP, summary: `Asked the user instead of running ${toolName}, ${why} (${at}).`, confidence });
@@ -135,9 +142,11 @@ export function applyReview(packet: Packet, request: ReviewRequest, review: Revi
     const noModel = config.REVIEWER_MODEL
       ? ""
       : "; the review model is not configured, so the selection's confidence decides; set LLM_BASE_URL, SELECTOR_MODEL and REVIEWER_MODEL to select and review with a model";
-    const verdict = !approved
-      ? `refused: ${findings.length > 0 ? findingsText : `the review did not approve ${toolName}`}`
-      : `skipped: confidence ${confidence.toFixed(2)} < ${threshold.toFixed(2)} for ${toolName}${noModel}`;
+    const [outcome, because] = !approved
+      ? ["refuse", findings.length > 0 ? findingsText : `the review did not approve ${toolName}`]
+      : ["skip", `confidence ${confidence.toFixed(2)} < ${threshold.toFixed(2)} for ${toolName}${noModel}`];
+    if (preview) return previewOf(`${outcome}: ${because}`, false);
+    const verdict = `${outcome === "refuse" ? "refused" : "skipped"}: ${because}`;
     routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
     routing.reviewReasoning = withAssessment(verdict, assessment);
     addReflection(packet, { step: STEP, summary: `Skipped ${toolName}, ${why} (${at}).`, confidence });
@@ -146,6 +155,10 @@ export function applyReview(packet: Packet, request: ReviewRequest, review: Revi
   }
 
   const decision = decidePolicy(request.sideEffect, toolName, config);
+  if (preview) {
+    const would = { execute: "run", "dry-run": "only dry-run", "await-approval": "ask for approval before running" }[decision.action];
+    return previewOf(`${would} ${toolName}: ${decision.reason}${tightenedNote}`, true);
+  }
   switch (decision.action) {
     case "execute":
       routing.executionStatus = ToolRoutingState_ExecutionStatus.APPROVED;
@@ -179,10 +192,38 @@ export function requestText(packet: Packet): string {
 function reject(packet: Packet, reason: string): StageOutcome {
   const routing = routingOf(packet);
   routing.reviewConfidence = 0;
+  if (isPreview(packet)) return previewEnd(packet, { would: `refuse: ${reason}`, assessment: "", goesOn: false, confidence: 0 });
   routing.reviewReasoning = `refused: ${reason}`;
   routing.dryRun = false;
   routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
   addReflection(packet, { step: STEP, summary: `Rejected: ${reason}`, confidence: 0 });
+  finish(packet, Packet_State.COMPLETED, routing.reviewReasoning);
+  return { done: true };
+}
+
+/** Whether the request asked for a preview (PacketHeader.preview). */
+function isPreview(packet: Packet): boolean {
+  return packet.header?.preview === true;
+}
+
+/**
+ * A preview's review (PacketHeader.preview): what would have happened, said after "dry run: a preview; would …";
+ * nothing is called or held for approval. A call that would have gone on goes to the executor as a dry run, which
+ * describes it and ends the packet with this reasoning; one that would not ends here. Either way `dryRun` is set,
+ * so nothing is learned from it.
+ */
+function previewEnd(packet: Packet, outcome: { would: string; assessment: string; goesOn: boolean; confidence: number; at?: string }): StageOutcome {
+  const routing = routingOf(packet);
+  const { would, goesOn, confidence } = outcome;
+  routing.dryRun = true;
+  routing.reviewReasoning = withAssessment(`dry run: a preview; would ${would}`, outcome.assessment);
+  addReflection(packet, { step: STEP, summary: `Preview, nothing runs: would ${would}${outcome.at ? ` (${outcome.at})` : ""}.`, confidence });
+  if (goesOn) {
+    routing.executionStatus = ToolRoutingState_ExecutionStatus.APPROVED;
+    packet.state = Packet_State.EXECUTING;
+    return { next: "execute" };
+  }
+  routing.executionStatus = ToolRoutingState_ExecutionStatus.SKIPPED;
   finish(packet, Packet_State.COMPLETED, routing.reviewReasoning);
   return { done: true };
 }
