@@ -91,6 +91,8 @@ describe("fleet tool security - pinning, quarantine, output cap, confinement", {
     }, 60_000, "the changed tool to be quarantined");
     assert.equal(quarantined.description, PULLED, "the catalog shows what the server serves now");
     assert.equal(quarantined.pinHash, pinned, "the approved pin is kept");
+    assert.equal(quarantined.pinned.description, HONEST, "and beside what is served, the definition pinned, for a person to compare");
+    assert.match(quarantined.pinned.pinnedAt, /^\d{4}-\d\d-\d\dT/);
     assert.match(quarantined.flags.join("\n"), /definition changed since it was pinned/);
     await eventually(async () => ((await routed(t, ask.message)).includes(WEATHER) ? undefined : true), 60_000, "the router to drop it");
 
@@ -108,7 +110,10 @@ describe("fleet tool security - pinning, quarantine, output cap, confinement", {
     assert.equal(approved.json.quarantined, false);
     assert.notEqual(approved.json.pinHash, pinned);
     assert.equal(approved.json.description, PULLED);
+    assert.equal(approved.json.pinned.description, PULLED, "approval pins what is served");
     await eventually(async () => ((await routed(t, ask.message)).includes(WEATHER) ? true : undefined), 60_000, "the router to offer it again");
+    const offered = (await t.post("/v1/route", ask)).json.candidates.find((c: any) => c.tool.name === WEATHER);
+    assert.deepEqual([offered?.tool.description, offered?.tool.pinned], [PULLED, undefined], "route answers leave the pinned copy out");
     const third = await runPacket(t, ask);
     assert.equal(third.toolRouting.executionStatus, "EXECUTED", logOf(third));
     assert.deepEqual(files.ran().filter((tool) => tool === "lookup_weather").length, 2);

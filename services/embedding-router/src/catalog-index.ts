@@ -1,7 +1,9 @@
+import { create } from "@bufbuild/protobuf";
 import type { KV } from "@nats-io/kv";
 import { catalogKey, followCatalog } from "@switchyard/bus";
 import { followExamples, withIndexedExamples } from "@switchyard/learning";
 import type { FollowedExamples, ToolExamples } from "@switchyard/learning";
+import { ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import type { Logger } from "@switchyard/telemetry";
 import { catalogStats, withoutTenantExamples } from "@switchyard/retrieval";
@@ -25,7 +27,8 @@ export interface CatalogIndex {
  * stored examples (learned from use, added by hand): the shared ones after its
  * own, each tenant's as its `tenantExamples`, which count in that tenant's
  * searches alone; a change of a tool's examples re-indexes that tool. The index re-embeds only tools
- * whose content changed. Quarantined tools are left out, as if removed. Resolves once
+ * whose content changed. Quarantined tools are left out, as if removed, and a tool's
+ * pinned definition (the executor's record, tool-pin.ts) is not kept. Resolves once
  * the catalog as it was at start is indexed.
  */
 export async function indexCatalog(
@@ -112,7 +115,8 @@ export async function indexCatalog(
       const key = catalogKey(tool.name);
       // A quarantined tool (the executor's tool pinning) is never routed: it leaves the index until approved.
       if (tool.quarantined) return drop(key);
-      listed.set(key, tool);
+      // A routed tool's pinned definition is its own description and schema again: route answers leave the copy out.
+      listed.set(key, tool.pinned ? create(ToolDefinitionSchema, { ...tool, pinned: undefined }) : tool);
       put(key);
     },
     remove: drop,

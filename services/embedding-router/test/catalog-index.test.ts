@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import assert from "node:assert/strict";
 import { openBucket, putTool } from "@switchyard/bus";
-import { ToolDefinitionSchema } from "@switchyard/packet";
+import { PinnedDefinitionSchema, ToolDefinitionSchema } from "@switchyard/packet";
 import { EmbeddedIndex, LocalEmbedder } from "@switchyard/retrieval";
 import type { Embedder } from "@switchyard/retrieval";
 import { createLogger } from "@switchyard/telemetry";
@@ -46,7 +46,7 @@ describe("catalog index", () => {
     const catalog = await openBucket(nats.nc, "catalog-quarantine-test");
     const [read, list] = filesystemTools();
     assert.ok(read && list);
-    await putTool(catalog, read);
+    await putTool(catalog, create(ToolDefinitionSchema, { ...read, pinned: create(PinnedDefinitionSchema, { description: read.description, inputSchema: read.inputSchema }) }));
     await putTool(catalog, create(ToolDefinitionSchema, { ...list, core: true, quarantined: true }));
     const index = new EmbeddedIndex(new LocalEmbedder());
     const indexed = await indexCatalog(catalog, index, createLogger("catalog-index-test", "silent"));
@@ -56,6 +56,7 @@ describe("catalog index", () => {
     };
     try {
       assert.deepEqual(indexed.all().map((tool) => tool.name), [read.name], "the quarantined tool is not offered");
+      assert.equal(indexed.all()[0]?.pinned, undefined, "a routed tool's pinned definition, its own again, is left out");
       assert.deepEqual(indexed.core(), [], "not even as a core tool");
       assert.equal(indexed.has(list.name), false);
       assert.deepEqual((await index.search(list.description, { limit: 5 })).map((r) => r.tool.name), [read.name]);

@@ -14,12 +14,19 @@
  *   comes back, the pin decides as for any other change.
  * - Catalog entries written before pinning existed (no pin, not quarantined) are pinned
  *   as first seen, so an upgrade does not quarantine the whole catalog.
+ * - Whenever a tool is pinned (first use, approval) its entry records the definition pinned
+ *   (`pinned`: description, input schema, when), kept while a changed definition is
+ *   quarantined, so that a person can compare the two before approving. An entry pinned
+ *   before this was recorded gets it (without a time) the next time its server serves
+ *   the pinned definition.
  */
 import { createHash } from "node:crypto";
 import { create } from "@bufbuild/protobuf";
 import { NOT_SERVED } from "@switchyard/bus";
-import { canonicalJson, ToolDefinitionSchema } from "@switchyard/packet";
-import type { ToolDefinition } from "@switchyard/packet";
+import { timestampNow } from "@bufbuild/protobuf/wkt";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { canonicalJson, PinnedDefinitionSchema, ToolDefinitionSchema } from "@switchyard/packet";
+import type { PinnedDefinition, ToolDefinition } from "@switchyard/packet";
 import { hiddenInstructionFlags } from "./hidden-instructions.js";
 import type { ServerTrust } from "./servers-config.js";
 
@@ -53,13 +60,26 @@ export function pinTool(served: ToolDefinition, stored: ToolDefinition | undefin
   const changed = pin !== "" && pin !== hash;
   const unreviewed = pin === "" && trust === "review" ? [UNREVIEWED] : [];
   const flags = changed ? [`definition changed since it was pinned (pinned ${short(pin)}, served ${short(hash)})`, ...hidden] : [...unreviewed, ...hidden];
-  return create(ToolDefinitionSchema, { ...served, pinHash: pin, quarantined: pin !== hash, flags });
+  // pinned now: the definition as served; pinned before: as recorded then, else (pinned before it was recorded) as served when that is it
+  const pinned = !known ? (pin === "" ? undefined : pinnedDefinition(served, timestampNow())) : (stored.pinned ?? (pin === hash ? pinnedDefinition(served) : undefined));
+  return create(ToolDefinitionSchema, { ...served, pinHash: pin, quarantined: pin !== hash, flags, pinned });
 }
 
 /** The catalog entry for `served` once an operator approved it: pinned as served, out of quarantine. */
 export function approveTool(served: ToolDefinition): ToolDefinition {
   // The hidden-instruction flags stay on the entry: approved, but still worth a look.
-  return create(ToolDefinitionSchema, { ...served, pinHash: pinHashOf(served), quarantined: false, flags: hiddenInstructionFlags(served) });
+  return create(ToolDefinitionSchema, {
+    ...served,
+    pinHash: pinHashOf(served),
+    quarantined: false,
+    flags: hiddenInstructionFlags(served),
+    pinned: pinnedDefinition(served, timestampNow()),
+  });
+}
+
+/** What a pin stands for (PinnedDefinition): the tool's description and input schema, and when they were pinned, if known. */
+function pinnedDefinition(tool: ToolDefinition, pinnedAt?: Timestamp): PinnedDefinition {
+  return create(PinnedDefinitionSchema, { description: tool.description, inputSchema: tool.inputSchema, pinnedAt });
 }
 
 
