@@ -77,14 +77,14 @@ describe("fleet mcp - the official MCP client against /mcp on a running fleet", 
     assert.equal(textOf(result), JSON.stringify({ content: file }));
   });
 
-  it("fleet mcp - a write answers 'awaiting approval'; approved over HTTP it runs once", async () => {
+  it("fleet mcp - a write answers that nothing ran yet; approved over HTTP it runs once", async () => {
     const client = await connect("b");
     const result = await client.callTool({
       name: "call",
       arguments: { pool: "filesystem", action: "write_file", params: { path: "notes/from-mcp.md", content: "written over MCP" } },
     });
     const { packetId, callHash } = result._meta as { packetId: string; callHash: string };
-    assert.match(textOf(result), /^awaiting approval: /);
+    assert.match(textOf(result), /^Nothing ran yet: filesystem\.write_file waits for a person's approval\. Approve or deny it at http:\/\/127\.0\.0\.1:\d+\/console\/approvals\//);
     assert.equal(existsSync(join(t.workspace, "notes/from-mcp.md")), false, "nothing is written before approval");
 
     const approved = await t.post(`/v1/packets/${packetId}/approve`, { callHash }, { authorization: `Bearer ${KEYS.b}` });

@@ -29,13 +29,31 @@ function downInMetadata(metadata: Record<string, string> | undefined): string[] 
   return listed ? listed.split(",") : [];
 }
 
+/** One service of the fleet as `$SRV.PING` finds it: its replicas that answered, and the dependencies any of them says are down. */
+export interface FleetService {
+  name: string;
+  instances: number;
+  down: string[];
+}
+
 /**
- * The dependencies any process of the fleet says are down, sorted: the metadata of every
- * micro service that answers `$SRV.PING` within a moment (`nats micro ping` shows the same).
+ * Every micro service that answers `$SRV.PING` within a moment (`nats micro ping` shows the
+ * same), by name, with the dependencies its metadata says are down, sorted.
  */
-export async function downInFleet(nc: NatsConnection): Promise<string[]> {
-  const down = new Set<string>();
+export async function fleetServices(nc: NatsConnection): Promise<FleetService[]> {
+  const byName = new Map<string, { instances: number; down: Set<string> }>();
   const answers = await new Svcm(nc).client({ strategy: "stall", maxWait: PING_WAIT_MS, stall: PING_STALL_MS }).ping();
-  for await (const identity of answers) for (const name of downInMetadata(identity.metadata)) down.add(name);
-  return [...down].sort();
+  for await (const identity of answers) {
+    const service = byName.get(identity.name) ?? { instances: 0, down: new Set<string>() };
+    service.instances += 1;
+    for (const name of downInMetadata(identity.metadata)) service.down.add(name);
+    byName.set(identity.name, service);
+  }
+  return [...byName].map(([name, { instances, down }]) => ({ name, instances, down: [...down].sort() }));
+}
+
+/** The dependencies any process of the fleet says are down, sorted (`fleetServices`, put together). */
+export async function downInFleet(nc: NatsConnection): Promise<string[]> {
+  const services = await fleetServices(nc);
+  return [...new Set(services.flatMap((service) => service.down))].sort();
 }

@@ -1,3 +1,4 @@
+import cookie from "@fastify/cookie";
 import Fastify, { LogController } from "fastify";
 import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
 import swagger from "@fastify/swagger";
@@ -8,7 +9,9 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import {
   AddExamplesResponseSchema,
   FeedbackResponseSchema,
+  FleetStatusSchema,
   ListExamplesResponseSchema,
+  ListPacketsResponseSchema,
   ListServersResponseSchema,
   ListToolsResponseSchema,
   PacketSchema,
@@ -20,6 +23,9 @@ import {
 import type { ServerUrlPolicy } from "@switchyard/config";
 import type { Authenticator } from "./auth.js";
 import { boundedJsonParser } from "./bounded-json.js";
+import { consoleLinks, DEFAULT_LINKS } from "./console-links.js";
+import type { ConsoleLinks } from "./console-links.js";
+import { consoleRoutes } from "./console-routes.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { asksToRetry, errorBody, ErrorBodySchema, httpErrorOf, RETRY_AFTER_SECONDS } from "./errors.js";
@@ -31,6 +37,8 @@ import { DEFAULT_MCP_OPTIONS, mcpDoor } from "./mcp-door.js";
 import type { McpDoorOptions } from "./mcp-door.js";
 import { DEFAULT_PROXY_SETTINGS, openAiProxy } from "./openai-proxy.js";
 import type { ProxySettings } from "./openai-proxy.js";
+import { fleetRoutes } from "./fleet-routes.js";
+import { packetListRoutes } from "./packet-list-routes.js";
 import { packetRoutes } from "./packet-routes.js";
 import { probeRoutes } from "./probe-routes.js";
 import { serverRoutes } from "./server-routes.js";
@@ -54,6 +62,10 @@ export interface AppOptions extends GatewayLimits {
   proxy?: ProxySettings;
   /** SERVER_URL_ALLOW: where registered MCP servers may be beyond public https hosts. @default nothing let through */
   serverUrls?: ServerUrlPolicy;
+  /** The console at /console: its built files and JAEGER_UI_URL. @default not built, no Jaeger */
+  console?: { assetsDir?: string; jaegerUiUrl?: string };
+  /** PUBLIC_URL, where answers link the console (approvalUrl); read when an answer is made. @default http://127.0.0.1:<HTTP_PORT default> */
+  publicUrl?: () => string;
 }
 
 /** The messages whose JSON the API returns; their schemas become OpenAPI components. */
@@ -68,6 +80,8 @@ const RESPONSE_MESSAGES: DescMessage[] = [
   ToolExampleSchema,
   RegisterServerResponseSchema,
   ListServersResponseSchema,
+  ListPacketsResponseSchema,
+  FleetStatusSchema,
 ];
 
 /** Probes and scrapes, which come every few seconds and say nothing worth a log line. */
@@ -140,7 +154,8 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
         { name: "packets", description: "The full flow: intent, route, select, review, execute, reinject" },
         { name: "tools", description: "The tool catalog" },
         { name: "servers", description: "MCP servers registered at run time (admin keys)" },
-        { name: "health", description: "Probes" },
+        { name: "health", description: "Probes, and the fleet's state for the console" },
+        { name: "console", description: "The console's sign-in: the API key in an HttpOnly cookie, accepted by every /v1 route" },
       ],
       components: {
         securitySchemes: {
@@ -166,7 +181,10 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
     },
   });
   void app.register(swaggerUi, { routePrefix: "/docs" });
-  void app.register(api(deps, opts));
+  void app.register(cookie);
+  void app.register(consoleRoutes({ ...opts.console, auth: opts.auth, jaegerUiUrl: opts.console?.jaegerUiUrl ?? "" }), { prefix: "/console" });
+  const links = opts.publicUrl ? consoleLinks(opts.publicUrl) : DEFAULT_LINKS;
+  void app.register(api(deps, opts, links));
   void app.register(probeRoutes(deps));
   return app;
 }
@@ -174,13 +192,15 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
 export type GatewayApp = ReturnType<typeof buildApp>;
 
 /** The API, behind API keys and the rate limit, in its own context so the guard covers these routes only. */
-function api(deps: GatewayDeps, opts: AppOptions): FastifyPluginAsyncTypebox {
+function api(deps: GatewayDeps, opts: AppOptions, links: ConsoleLinks): FastifyPluginAsyncTypebox {
   return async (app) => {
     await guardApi(app, opts.auth, opts.rateLimit ?? { max: 0, windowMs: 1 });
-    await app.register(packetRoutes(deps, opts));
+    await app.register(packetRoutes(deps, opts, links));
+    await app.register(packetListRoutes(deps, opts));
+    await app.register(fleetRoutes(deps));
     await app.register(toolRoutes(deps, opts));
     await app.register(serverRoutes(deps, opts));
-    await app.register(mcpDoor(deps, opts.mcp ?? DEFAULT_MCP_OPTIONS, opts));
+    await app.register(mcpDoor(deps, opts.mcp ?? DEFAULT_MCP_OPTIONS, opts, links));
     await app.register(openAiProxy(deps, opts.proxy ?? DEFAULT_PROXY_SETTINGS, opts));
   };
 }

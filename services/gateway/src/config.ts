@@ -113,6 +113,14 @@ export const configSchema = Type.Object(
       default: "",
       description: "/mcp: an industry or role (_meta io.switchyard/user, or the x-switchyard-industry / x-switchyard-role headers) → the domains whose tools its users are listed: healthcare=medical|records,developer=files|code",
     }),
+    PUBLIC_URL: Type.Optional(Type.String({
+      pattern: "^https?://[^\\s]+$",
+      description: "Where people reach the gateway (scheme, host, port), for links into the console: a held call's approvalUrl is PUBLIC_URL/console/approvals/<packet id>. Unset: http://127.0.0.1:<HTTP_PORT>",
+    })),
+    JAEGER_UI_URL: Type.String({
+      default: "",
+      description: "Jaeger's UI (http://jaeger:16686): the console links each packet's trace to JAEGER_UI_URL/trace/<trace id>; empty: no links",
+    }),
     MCP_SEARCH_DEFAULT_K: Type.Integer({
       minimum: 1,
       maximum: 50,

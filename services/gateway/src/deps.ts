@@ -4,8 +4,10 @@ import type {
   DeleteExampleRequest,
   FeedbackRequest,
   FeedbackResponse,
+  FleetStatus,
   ListExamplesRequest,
   ListExamplesResponse,
+  ListPacketsRequest,
   Packet,
   RankToolsRequest,
   RegisteredServer,
@@ -49,6 +51,12 @@ export interface GatewayDeps {
   submitCall(tenant: string, request: SubmitCallRequest): Promise<Submitted>;
   /** undefined when no packet has that id. */
   getPacket(tenant: string, packetId: string): Promise<Packet | undefined>;
+  /** The tenant's packets that `request` filters, newest first (by header.createdAt), at most its limit (0: 50). */
+  listPackets(tenant: string, request: ListPacketsRequest): Promise<Packet[]>;
+  /** Calls `listener` with each of the tenant's packets as it is stored from now on; returns its stop. */
+  followPackets(tenant: string, listener: (packet: Packet) => void): () => void;
+  /** Each service's readiness and the tenant's packets in flight, waiting for a person and falling back. */
+  fleetStatus(tenant: string): Promise<FleetStatus>;
   /**
    * Throws GatewayError "not_found" for an unknown id, "conflict" when the packet is not awaiting
    * approval or the approval cannot be given (expired, the call changed, `callHash` names another call).

@@ -10,9 +10,12 @@ import { isLoopback } from "./auth.js";
 import type { Authenticator } from "./auth.js";
 import { tenantLimit } from "./config.js";
 import type { Config } from "./config.js";
+import { consoleLinks } from "./console-links.js";
 import { buildGrpcServer, ROUTER_SERVICE_NAME } from "./grpc-server.js";
 import { parseUserDomains } from "./mcp-session.js";
-import { followLivePackets, LivePackets } from "./live-packets.js";
+import { LivePackets, livePacketsObserver } from "./live-packets.js";
+import { followStoredPackets } from "./packet-feed.js";
+import { RECENT_PACKETS_PER_TENANT, RecentPackets } from "./recent-packets.js";
 import { watchNatsAvailability } from "./nats-availability.js";
 import { createNatsDeps } from "./nats-deps.js";
 
@@ -30,12 +33,12 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, {
   const availability = watchNatsAvailability(service.nc, config.PUBLISH_TIMEOUT_MS);
   const maxConcurrent = tenantLimit(config, "MAX_CONCURRENT_PACKETS");
   const live = new LivePackets(maxConcurrent);
-  if (maxConcurrent > 0) {
-    const stopFollowing = await followLivePackets(service.packets, live, (err) =>
-      service.logger.warn({ err }, "a stored packet could not be read for the concurrency count"),
-    );
-    service.onStop(stopFollowing);
-  }
+  const recent = new RecentPackets(service.config.PACKET_RETENTION_HOURS * 3_600_000, RECENT_PACKETS_PER_TENANT, (await service.packets.status()).values === 0);
+  // One watch of the bucket feeds the console's index and, when there is a limit, the concurrency count.
+  const stopFollowing = await followStoredPackets(service.packets, [recent.observe, ...(maxConcurrent > 0 ? [livePacketsObserver(live)] : [])], (err) =>
+    service.logger.warn({ err }, "a stored packet could not be read for the console's index or the concurrency count"),
+  );
+  service.onStop(stopFollowing);
   const deps = await createNatsDeps({
     nc: service.nc,
     packets: service.packets,
@@ -50,8 +53,12 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, {
     publishTimeoutMs: config.PUBLISH_TIMEOUT_MS,
     availability,
     live,
+    recent,
     packetDeadlineMs: config.PACKET_DEADLINE_MS,
   });
+  // PUBLIC_URL, or this gateway on loopback at the port it listens on (HTTP_PORT may be 0).
+  let listening = config.HTTP_PORT;
+  const publicUrl = () => config.PUBLIC_URL ?? `http://127.0.0.1:${listening}`;
   const limits = {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     maxMessageChars: config.MAX_MESSAGE_CHARS,
@@ -72,10 +79,14 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, {
       userDomains: parseUserDomains(config.MCP_USER_DOMAINS),
     },
     proxy: { baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, topK: config.PROXY_TOP_K, timeoutMs: config.PROXY_TIMEOUT_MS },
+    console: { assetsDir: await consoleAssetsDir(), jaegerUiUrl: config.JAEGER_UI_URL },
+    publicUrl,
   });
   await listenOrExit(() => app.listen({ port: config.HTTP_PORT, host: config.HTTP_HOST }), { host: config.HTTP_HOST, port: config.HTTP_PORT, setting: "HTTP_PORT" }, service.logger);
+  const address = app.server.address();
+  if (typeof address === "object" && address) listening = address.port;
 
-  const grpc = buildGrpcServer(deps, limits);
+  const grpc = buildGrpcServer(deps, { ...limits, links: consoleLinks(publicUrl) });
   const grpcPort = await listenOrExit(
     () =>
       new Promise<number>((resolve, reject) =>
@@ -97,11 +108,24 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, {
     await app.close();
   });
 
-  const address = app.server.address();
   service.setReady(true, {
-    httpPort: typeof address === "object" && address ? address.port : config.HTTP_PORT,
+    httpPort: listening,
     grpcPort,
     auth: auth.required ? "keys" : "none",
     ...(warning ? { warning } : {}),
   });
+}
+
+/**
+ * The built console's folder, from @switchyard/console's consoleAssetsDir; undefined when the
+ * package is not installed beside the gateway (then /console says it is not built).
+ */
+async function consoleAssetsDir(): Promise<string | undefined> {
+  // A specifier in a variable: the package is optional for the typecheck and at run time.
+  const name = "@switchyard/console";
+  try {
+    return ((await import(name)) as { consoleAssetsDir: string }).consoleAssetsDir;
+  } catch {
+    return undefined;
+  }
 }

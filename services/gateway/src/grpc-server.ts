@@ -1,9 +1,14 @@
+import { create } from "@bufbuild/protobuf";
 import type { MessageShape } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import { addReflection, grpcServiceDefinition } from "@switchyard/grpc";
-import { Router } from "@switchyard/packet";
+import { ListPacketsResponseSchema, Packet_State, Router } from "@switchyard/packet";
 import type { Authenticator, Caller } from "./auth.js";
+import { DEFAULT_LINKS } from "./console-links.js";
+import type { ConsoleLinks } from "./console-links.js";
 import { peerAddress, THROTTLED_MESSAGE } from "./auth-throttle.js";
 import { structureProblem } from "./bounded-json.js";
 import { GatewayError } from "./deps.js";
@@ -28,6 +33,8 @@ type RouterHandlers = {
 export interface GrpcServerOptions extends GatewayLimits {
   /** Who may call, and as which tenant: the `authorization` metadata carries "Bearer <key>". */
   auth: Authenticator;
+  /** Where answers link the console (SubmitPacketResponse.approval_url). @default DEFAULT_LINKS */
+  links?: ConsoleLinks;
 }
 
 /**
@@ -109,7 +116,13 @@ function unary(auth: Authenticator, handler: UntypedHandler): grpc.handleUnaryCa
   };
 }
 
-function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandlers {
+/** A timestamp as RFC 3339 text, or a text the date-time format refuses when it is out of range. */
+function timestampText(timestamp: Timestamp): string {
+  const date = timestampDate(timestamp);
+  return Number.isNaN(date.getTime()) ? `${timestamp.seconds}s` : date.toISOString();
+}
+
+function routerHandlers(deps: GatewayDeps, { links = DEFAULT_LINKS, ...limits }: GatewayLimits & { links?: ConsoleLinks }): RouterHandlers {
   const schemas = requestSchemas(limits);
   const check = {
     submitPacket: requestValidator(schemas.submitPacket),
@@ -122,6 +135,7 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
     toolExamples: requestValidator(schemas.toolExamples),
     listExamples: requestValidator(schemas.listExamples),
     deleteExample: requestValidator(schemas.deleteExample),
+    listPackets: requestValidator(schemas.listPackets),
   };
   /** Runs a validator and turns its failure into INVALID_ARGUMENT; returns the value as validated. */
   function valid<T>(validator: (value: unknown) => ReturnType<typeof check.route>, value: T): T {
@@ -144,7 +158,7 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
         ...(request.wait === undefined ? {} : { wait: request.wait }),
       });
       const { packet, finished } = await deps.submitPacket(tenant, request);
-      return submitResponse(packet, finished);
+      return submitResponse(packet, finished, links.approvalUrl(packet));
     },
 
     async submitCall(request, { tenant }) {
@@ -159,7 +173,7 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
         ...(request.wait === undefined ? {} : { wait: request.wait }),
       });
       const { packet, finished } = await deps.submitCall(tenant, request);
-      return submitResponse(packet, finished);
+      return submitResponse(packet, finished, links.approvalUrl(packet));
     },
 
     async getPacket(request, { tenant }) {
@@ -219,5 +233,21 @@ function routerHandlers(deps: GatewayDeps, limits: GatewayLimits): RouterHandler
       valid(check.deleteExample, { tool: request.tool, id: request.id });
       return deps.deleteExample(caller, request);
     },
+
+    async listPackets(request, { tenant }) {
+      // The request as HTTP's query holds it, so the same schema names the same field.
+      valid(check.listPackets, {
+        ...(request.states.length > 0 ? { state: request.states.map((state) => Packet_State[state] ?? String(state)) } : {}),
+        ...(request.status ? { status: request.status } : {}),
+        ...(request.tool ? { tool: request.tool } : {}),
+        ...(request.sessionId ? { sessionId: request.sessionId } : {}),
+        ...(request.query ? { query: request.query } : {}),
+        ...(request.limit === 0 ? {} : { limit: request.limit }),
+        ...(request.before ? { before: timestampText(request.before) } : {}),
+      });
+      return create(ListPacketsResponseSchema, { packets: await deps.listPackets(tenant, request) });
+    },
+
+    getFleetStatus: async (_request, { tenant }) => deps.fleetStatus(tenant),
   };
 }

@@ -1,7 +1,8 @@
 import rateLimit from "@fastify/rate-limit";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AuthFailure, Authenticator } from "./auth.js";
 import { THROTTLED_MESSAGE } from "./auth-throttle.js";
+import { CONSOLE_HEADER, consoleCookieKey, forgeryRefusal } from "./console-cookie.js";
 import { errorBody } from "./errors.js";
 
 declare module "fastify" {
@@ -49,9 +50,15 @@ export function guardLoopbackHost(app: FastifyInstance): void {
   });
 }
 
+/** 429 for a client that presented too many wrong keys lately (auth-throttle.ts), with when to try again. */
+export function refuseThrottled(reply: FastifyReply, auth: Authenticator, client: string) {
+  return reply.code(429).header("retry-after", String(auth.retryAfterSeconds?.(client) ?? 1)).send(errorBody(429, THROTTLED_MESSAGE));
+}
+
 /**
  * Guards the API routes of `app` (an encapsulated context, so the probes and
- * docs elsewhere stay open): a request without a valid key is answered 401
+ * docs elsewhere stay open): a request without a valid key (its Authorization header, or else
+ * the console's cookie) is answered 401
  * before its body is read (429 once its address presented too many wrong keys,
  * auth-throttle.ts), and each tenant's requests are rate limited.
  */
@@ -59,16 +66,17 @@ export async function guardApi(app: FastifyInstance, auth: Authenticator, limit:
   app.decorateRequest("tenant", "");
   app.decorateRequest("admin", false);
   app.addHook("onRequest", async (request, reply) => {
-    const caller = auth.authenticate(request.headers.authorization, request.ip);
+    // Without an Authorization header, the console's cookie is the bearer key (console-cookie.ts).
+    const cookieKey = consoleCookieKey(request);
+    const caller = auth.authenticate(cookieKey === undefined ? request.headers.authorization : `Bearer ${cookieKey}`, request.ip);
     if (typeof caller === "object") {
+      const forged = cookieKey === undefined ? undefined : forgeryRefusal(request);
+      if (forged) return reply.code(403).send(errorBody(403, forged, CONSOLE_HEADER));
       request.tenant = caller.tenant;
       request.admin = caller.admin;
       return;
     }
-    if (caller === "throttled") {
-      const seconds = auth.retryAfterSeconds?.(request.ip) ?? 1;
-      return reply.code(429).header("retry-after", String(seconds)).send(errorBody(429, THROTTLED_MESSAGE));
-    }
+    if (caller === "throttled") return refuseThrottled(reply, auth, request.ip);
     // RFC 6750: the challenge names the scheme, and the error when a key was given but is wrong.
     const challenge = caller === "invalid" ? 'Bearer realm="switchyard", error="invalid_token"' : 'Bearer realm="switchyard"';
     return reply.code(401).header("www-authenticate", challenge).send(errorBody(401, AUTH_MESSAGES[caller]));

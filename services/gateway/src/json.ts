@@ -11,8 +11,9 @@ import type { ListToolsResponse, Packet, RouteResponse, SubmitPacketResponse, To
 
 const JSON_OPTIONS = { alwaysEmitImplicit: true } as const;
 
-export function submitResponse(packet: Packet, finished: boolean): SubmitPacketResponse {
-  return create(SubmitPacketResponseSchema, { packetId: packet.header?.packetId ?? "", finished, packet });
+/** gRPC's answer to a submission; `approvalUrl`: the console's page for a packet waiting for approval, else "". */
+export function submitResponse(packet: Packet, finished: boolean, approvalUrl = ""): SubmitPacketResponse {
+  return create(SubmitPacketResponseSchema, { packetId: packet.header?.packetId ?? "", finished, packet, approvalUrl });
 }
 
 /** The 202 body: the packet's id only, since the packet is still on its way. */

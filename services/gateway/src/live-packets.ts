@@ -1,11 +1,10 @@
-import type { KV } from "@nats-io/kv";
-import { KvWatchInclude } from "@nats-io/kv";
-import { decodePacketSummary, Packet_State } from "@switchyard/packet";
+import { Packet_State } from "@switchyard/packet";
 import type { PacketSummary } from "@switchyard/packet";
 import { GatewayError } from "./deps.js";
+import type { StoredPacketObserver } from "./packet-feed.js";
 
 /** States in which a packet no longer occupies the fleet: finished, or waiting on a person. */
-const AT_REST = new Set([Packet_State.COMPLETED, Packet_State.FAILED, Packet_State.AWAITING_APPROVAL, Packet_State.AWAITING_USER]);
+export const AT_REST: ReadonlySet<Packet_State> = new Set([Packet_State.COMPLETED, Packet_State.FAILED, Packet_State.AWAITING_APPROVAL, Packet_State.AWAITING_USER]);
 
 /**
  * The packets each tenant has in flight, for MAX_CONCURRENT_PACKETS. It learns
@@ -55,20 +54,11 @@ export class LivePackets {
 }
 
 /**
- * Feeds `live` every packet stored from now on. The watch is an ordered
- * consumer: it resumes where it was after NATS comes back. Returns its stop.
+ * The feed's observer for `live` (packet-feed.ts): the packets stored from the gateway's start
+ * on; those already in the bucket are not counted, as the comment on LivePackets says.
  */
-export async function followLivePackets(packets: KV, live: LivePackets, onError: (error: unknown) => void): Promise<() => void> {
-  const watch = await packets.watch({ include: KvWatchInclude.UpdatesOnly });
-  void (async () => {
-    for await (const entry of watch) {
-      if (entry.operation !== "PUT" || entry.value.length === 0) continue;
-      try {
-        live.observe(decodePacketSummary(entry.value));
-      } catch (error) {
-        onError(error);
-      }
-    }
-  })();
-  return () => watch.stop();
+export function livePacketsObserver(live: LivePackets): StoredPacketObserver {
+  return ({ summary, update }) => {
+    if (update && summary) live.observe(summary);
+  };
 }

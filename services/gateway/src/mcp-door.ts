@@ -16,6 +16,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { create } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { latestToolOutput, Packet_State, RouteRequestSchema, SubmitCallRequestSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, ToolDefinition } from "@switchyard/packet";
@@ -27,6 +28,7 @@ import { textOverLimit } from "./requests.js";
 import type { GatewayLimits } from "./requests.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
+import type { ConsoleLinks } from "./console-links.js";
 import { callerOf, exposedTools, remember } from "./mcp-session.js";
 import { CALL_POOL, CALL_TOOL, ExposedNames, mcpTool, metaTools, poolTool, SEARCH_TOOLS } from "./mcp-tools.js";
 
@@ -52,7 +54,7 @@ export const DEFAULT_MCP_OPTIONS: McpDoorOptions = {
 const SERVER_INFO = { name: "switchyard", version: SWITCHYARD_VERSION };
 
 /** The route; register it inside the guarded API context (app.ts). */
-export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions, limits: Pick<GatewayLimits, "maxMessageChars">): FastifyPluginAsync {
+export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions, limits: Pick<GatewayLimits, "maxMessageChars">, links: ConsoleLinks): FastifyPluginAsync {
   return async (app) => {
     // The body is read as bytes: a malformed one is answered with JSON-RPC's parse error, not an HTTP 400 page.
     // Refusals before the handler (the rate limit, a body too large) in JSON-RPC's shape, with the HTTP status and Retry-After.
@@ -84,7 +86,7 @@ export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions, limits: Pick
       if (invalid) return reply.code(200).send(invalid);
       // A refusal to retry sets Retry-After on the answer the transport writes.
       const retryLater = () => reply.raw.setHeader("retry-after", String(RETRY_AFTER_SECONDS));
-      const server = serverFor(deps, request.tenant, options, limits, retryLater);
+      const server = serverFor(deps, request.tenant, options, limits, links, retryLater);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on("close", () => {
@@ -145,6 +147,7 @@ function serverFor(
   tenant: string,
   options: McpDoorOptions,
   limits: Pick<GatewayLimits, "maxMessageChars">,
+  links: ConsoleLinks,
   retryLater: () => void,
 ): Server {
   const server = new Server(SERVER_INFO, {
@@ -177,7 +180,7 @@ function serverFor(
       const args = (request.params.arguments ?? {}) as JsonObject;
       // What a session found or called is listed to it from now on.
       const call = async (tool: string, callArgs: JsonObject) => {
-        const result = await callTool(deps, tenant, tool, callArgs);
+        const result = await callTool(deps, tenant, tool, callArgs, links);
         const ran = (result._meta as { tool?: string } | undefined)?.tool;
         if (ran) await remember(deps, tenant, caller, [ran], session.keep);
         return result;
@@ -228,13 +231,16 @@ async function searchTools(deps: GatewayDeps, tenant: string, names: ExposedName
   return { result, found: found.filter((t) => !t.core).map((t) => t.name) };
 }
 
-async function callTool(deps: GatewayDeps, tenant: string, tool: string, args: JsonObject): Promise<CallToolResult> {
+async function callTool(deps: GatewayDeps, tenant: string, tool: string, args: JsonObject, links: ConsoleLinks): Promise<CallToolResult> {
   const { packet, finished } = await deps.submitCall(tenant, create(SubmitCallRequestSchema, { tool, arguments: args, wait: true }));
-  return callResult(packet, finished);
+  return callResult(packet, finished, links);
 }
 
+/** The `_meta` key of a held call's result: the approval the console asks a person for. */
+export const APPROVAL_META = "switchyard/approval";
+
 /** A packet's outcome as a tool result: the tool's output, or what stopped it and what to do. */
-export function callResult(packet: Packet, finished: boolean): CallToolResult {
+export function callResult(packet: Packet, finished: boolean, links: ConsoleLinks): CallToolResult {
   const packetId = packet.header?.packetId ?? "";
   const routing = packet.toolRouting;
   const meta = { packetId, state: Packet_State[packet.state], tool: routing?.selectedTool?.toolName ?? "" };
@@ -242,13 +248,18 @@ export function callResult(packet: Packet, finished: boolean): CallToolResult {
     return text(`still running: packet ${packetId}; GET /v1/packets/${packetId} for its outcome`, false, meta);
   }
   if (packet.state === Packet_State.AWAITING_APPROVAL) {
-    const hash = routing?.approval?.callHash ?? "";
-    return text(
-      `awaiting approval: ${packet.stateReason}. Packet ${packetId}: approve with POST /v1/packets/${packetId}/approve ` +
-        `(body {"callHash":"${hash}"}) or deny with POST /v1/packets/${packetId}/deny.`,
+    // Not an error: the call is held, and runs once a person approves it in the console.
+    const approval = routing?.approval;
+    const url = links.approvalUrl(packet);
+    const expiresAt = approval?.expiresAt ? timestampDate(approval.expiresAt).toISOString() : "";
+    const result = text(
+      `Nothing ran yet: ${meta.tool} waits for a person's approval. Approve or deny it at ${url} ` +
+        `(or POST /v1/packets/${packetId}/approve with {"callHash":"${approval?.callHash ?? ""}"}). ${packet.stateReason}`,
       false,
-      { ...meta, callHash: hash, approve: `/v1/packets/${packetId}/approve` },
+      meta,
     );
+    const callHash = approval?.callHash ?? "";
+    return { ...result, _meta: { ...meta, callHash, [APPROVAL_META]: { packetId, callHash, url, expiresAt } } };
   }
   const result = routing?.executionResult;
   if (routing?.executionStatus === ToolRoutingState_ExecutionStatus.EXECUTED && result) {

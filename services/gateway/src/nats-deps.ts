@@ -7,9 +7,10 @@ import { Attr, loadPacket, packetTraceContext, setDeadline, startHopClock } from
 import { removeExample, SHARED, updateToolExamples } from "@switchyard/learning";
 import { encodePacket, ListExamplesResponseSchema, newPacket, Packet_State } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
-import { downInFleet } from "@switchyard/runtime";
+import { downInFleet, fleetServices } from "@switchyard/runtime";
 import { approveCall, denyCall } from "./approvals.js";
 import { followCatalogView } from "./catalog-view.js";
+import { fleetStatus } from "./fleet-status.js";
 import { GatewayError, ownedBy } from "./deps.js";
 import type { GatewayDeps } from "./deps.js";
 import { callPacket, resolveTool } from "./direct-call.js";
@@ -18,6 +19,8 @@ import { mcpSessionStore } from "./mcp-session-store.js";
 import { whileNatsAvailable } from "./nats-availability.js";
 import type { NatsAvailability } from "./nats-availability.js";
 import { packetDispatcher } from "./packet-dispatch.js";
+import { selectPackets, storedPacketsOf } from "./recent-packets.js";
+import type { RecentPackets } from "./recent-packets.js";
 import { routerRequests } from "./router-requests.js";
 import { serverRegistry } from "./server-registry.js";
 import { requestToolApproval } from "./tool-approval.js";
@@ -47,6 +50,8 @@ export interface NatsDepsOptions {
   availability: NatsAvailability;
   /** Each tenant's packets in flight, for the concurrency limit. */
   live: LivePackets;
+  /** Each tenant's recent packets and their changes, for the console. */
+  recent: RecentPackets;
   /** Time a packet has to finish, from submission or approval; 0: none. */
   packetDeadlineMs: number;
 }
@@ -100,6 +105,17 @@ export async function createNatsDeps(options: NatsDepsOptions): Promise<GatewayD
     }),
 
     getPacket: (tenant, packetId) => whileNatsAvailable(availability, () => ownPacket(tenant, packetId)),
+
+    // The index answers what it can; older pages, and those asked before it has read the bucket, are read from it.
+    listPackets: async (tenant, request) =>
+      options.recent.list(tenant, request) ?? whileNatsAvailable(availability, async () => selectPackets(await storedPacketsOf(packets, tenant), request)),
+
+    followPackets: (tenant, listener) => options.recent.subscribe(tenant, listener),
+
+    fleetStatus: (tenant) => whileNatsAvailable(availability, async () => {
+      const [services, own] = await Promise.all([fleetServices(nc).catch(() => []), options.recent.packetsOf(tenant) ?? storedPacketsOf(packets, tenant)]);
+      return fleetStatus(services, own);
+    }),
 
     approvePacket: (tenant, packetId, callHash) => whileNatsAvailable(availability, async () => {
       const clock = startHopClock();

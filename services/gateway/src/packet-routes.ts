@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { FeedbackRequestSchema, FeedbackResponseSchema, PacketSchema, SubmitCallRequestSchema, SubmitPacketRequestSchema, SubmitPacketResponseSchema } from "@switchyard/packet";
+import type { ConsoleLinks } from "./console-links.js";
 import { GatewayError } from "./deps.js";
 import type { GatewayDeps, Submitted } from "./deps.js";
 import { acceptedJson, messageJson, packetJson } from "./json.js";
@@ -9,7 +10,7 @@ import type { GatewayLimits } from "./requests.js";
 import { errorResponse, protoResponse } from "./response-schemas.js";
 
 /** The packet flow over HTTP: submit a request or a call, read a packet, approve or deny its call, say whether its tool was right. */
-export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits): FastifyPluginAsyncTypebox {
+export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits, links: ConsoleLinks): FastifyPluginAsyncTypebox {
   const schemas = requestSchemas(limits);
   const notFound = (packetId: string) => new GatewayError("not_found", `packet ${packetId} not found`);
   return async (app) => {
@@ -21,7 +22,8 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits): FastifyP
           summary: "Run a request through the full packet flow",
           description:
             "Answers 200 with the finished packet (completed, failed, or waiting for approval or the user), " +
-            "or 202 with the packet id when it is still running after the wait timeout or `wait` is false.",
+            "or 202 with the packet id when it is still running after the wait timeout or `wait` is false. " +
+            "A packet waiting for approval comes with `Link: <PUBLIC_URL/console/approvals/{packetId}>; rel=\"approval\"`.",
           tags: ["packets"],
           body: schemas.submitPacket,
           response: {
@@ -34,7 +36,7 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits): FastifyP
           },
         },
       },
-      async (request, reply) => submitted(reply, await deps.submitPacket(request.tenant, protoRequest(SubmitPacketRequestSchema, request.body))),
+      async (request, reply) => submitted(reply, await deps.submitPacket(request.tenant, protoRequest(SubmitPacketRequestSchema, request.body)), links),
     );
 
     app.post(
@@ -45,7 +47,8 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits): FastifyP
           summary: "Review and run a tool call the caller chose",
           description:
             "The call starts a packet at the review stage: the tool's schema, side-effect policy and approvals apply as to any " +
-            "packet (a write answers AWAITING_APPROVAL; approve it with POST /v1/packets/{id}/approve). 200 with the finished " +
+            "packet (a write answers AWAITING_APPROVAL, with `Link: <PUBLIC_URL/console/approvals/{packetId}>; rel=\"approval\"`; approve " +
+            "it there or with POST /v1/packets/{id}/approve). 200 with the finished " +
             "packet, or 202 with its id when it is still running.",
           tags: ["packets"],
           body: schemas.submitCall,
@@ -58,7 +61,7 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits): FastifyP
           },
         },
       },
-      async (request, reply) => submitted(reply, await deps.submitCall(request.tenant, protoRequest(SubmitCallRequestSchema, request.body))),
+      async (request, reply) => submitted(reply, await deps.submitCall(request.tenant, protoRequest(SubmitCallRequestSchema, request.body)), links),
     );
 
     app.get(
@@ -155,8 +158,13 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits): FastifyP
   };
 }
 
-/** The finished packet, or 202 with its id and where to poll it. */
-function submitted(reply: FastifyReply, { packet, finished }: Submitted) {
+/**
+ * The finished packet, or 202 with its id and where to poll it. A packet held for approval
+ * names the console's page for it in a Link header (rel="approval"): the body stays the packet.
+ */
+function submitted(reply: FastifyReply, { packet, finished }: Submitted, links: ConsoleLinks) {
+  const approvalUrl = links.approvalUrl(packet);
+  if (approvalUrl) void reply.header("link", `<${approvalUrl}>; rel="approval"`);
   if (finished) return packetJson(packet);
   const packetId = packet.header?.packetId ?? "";
   return reply.code(202).header("location", `/v1/packets/${encodeURIComponent(packetId)}`).send(acceptedJson(packetId));

@@ -7,18 +7,20 @@ import {
   DenyPacketRequestSchema,
   FeedbackRequestSchema,
   ListExamplesRequestSchema,
+  ListPacketsRequestSchema,
   RouteRequestSchema,
   SubmitCallRequestSchema,
   SubmitPacketRequestSchema,
+  ToolRoutingState_ExecutionStatus,
   Turn_Role,
 } from "@switchyard/packet";
-import type { Turn } from "@switchyard/packet";
+import type { ListPacketsRequest, Turn } from "@switchyard/packet";
 import { Type, TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import type { TSchema } from "@fastify/type-provider-typebox";
 import type { FastifySchemaValidationError } from "fastify";
 import { EXAMPLE_ID_CHARS, EXAMPLE_MAX_CHARS } from "@switchyard/learning";
 import { requestBodySchema } from "./proto-json-schema.js";
-import type { FieldRule, RequestRules } from "./proto-json-schema.js";
+import type { FieldRule, JsonSchemaObject, RequestRules } from "./proto-json-schema.js";
 
 /**
  * The requests both front doors accept: each body's schema is its proto message
@@ -51,8 +53,14 @@ export const MAX_GROUP_CHARS = 128;
 /** Most examples one request may add. */
 export const MAX_EXAMPLES_PER_REQUEST = 50;
 
+/** The most packets one page of GET /v1/packets may hold. */
+export const MAX_PACKETS_PAGE = 200;
+
+/** An enum's value names, without TypeScript's reverse mapping. */
+const enumNames = (values: object) => Object.keys(values).filter((key) => Number.isNaN(Number(key)));
+
 /** The proto's role names, and their lowercase spellings that chat APIs use. */
-const ROLE_NAMES = Object.keys(Turn_Role).filter((key) => Number.isNaN(Number(key)));
+const ROLE_NAMES = enumNames(Turn_Role);
 const ROLE_SPELLINGS = [...ROLE_NAMES, ...ROLE_NAMES.map((name) => name.toLowerCase())];
 
 /**
@@ -139,6 +147,20 @@ export function requestRules(limits: Pick<GatewayLimits, "maxMessageChars" | "ma
       },
     },
     "switchyard.v1.DenyPacketRequest": { reason: { schema: { maxLength: MAX_REASON_CHARS, description: "Why the call was denied" } } },
+    "switchyard.v1.ListPacketsRequest": {
+      states: { schema: { description: "Only packets in these states; repeat `state` or separate the names by commas" } },
+      status: {
+        schema: {
+          enum: ["success", "error", ...enumNames(ToolRoutingState_ExecutionStatus)],
+          description: "Only packets whose last tool call ended so (success, error), or whose execution status is this (EXECUTED, USER_DENIED, …)",
+        },
+      },
+      tool: { schema: { ...TOOL_NAME, description: "Only packets that selected this tool (its catalog name)" } },
+      sessionId,
+      query: { schema: { minLength: 1, maxLength: limits.maxMessageChars, description: "Only packets whose request holds this text (any case)" } },
+      limit: { schema: { minimum: 1, maximum: MAX_PACKETS_PAGE, default: 50, description: "Packets per page, newest first" } },
+      before: { schema: { description: "Only packets created before this time (RFC 3339): the createdAt of the previous page's last packet" } },
+    },
   };
 }
 
@@ -163,6 +185,7 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
     deleteExample: body<{ tool: string; id: string }>(DeleteExampleRequestSchema, rules),
     approve: body<{ callHash?: string }>(ApprovePacketRequestSchema, rules, ["packetId"]),
     deny: body<{ reason?: string }>(DenyPacketRequestSchema, rules, ["packetId"]),
+    listPackets: Type.Unsafe<ListPacketsQuery>(queryOf(requestBodySchema(ListPacketsRequestSchema, rules))),
     packetRef: Type.Object(
       // The id is a key of the packets bucket; anything else could not name a packet.
       { packetId: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS, pattern: "^[A-Za-z0-9_-]+$" }) },
@@ -171,6 +194,40 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
     toolRef: Type.Object({ name: Type.String(TOOL_NAME) }, { additionalProperties: false }),
     exampleRef: Type.Object({ name: Type.String(TOOL_NAME), id: Type.String(EXAMPLE_ID) }, { additionalProperties: false }),
   };
+}
+
+/** GET /v1/packets's query as checked: ListPacketsRequest's JSON with `states` named `state`, as each parameter names one state. */
+export interface ListPacketsQuery {
+  state?: string[];
+  status?: string;
+  tool?: string;
+  sessionId?: string;
+  query?: string;
+  limit?: number;
+  before?: string;
+}
+
+/** ListPacketsRequest's body schema as the query's: `states` is `state`. */
+function queryOf(schema: JsonSchemaObject): JsonSchemaObject {
+  const { states, ...rest } = schema["properties"] as Record<string, unknown>;
+  return { ...schema, properties: { state: states, ...rest } };
+}
+
+/**
+ * GET /v1/packets's query as fastify parsed it, in the shape its schema checks: `state` a list
+ * (the parameter repeated, or names separated by commas) and `limit` a number when it is digits;
+ * anything else is left for the schema to refuse by name.
+ */
+export function listPacketsQuery(raw: Record<string, unknown>): Record<string, unknown> {
+  const { state, limit, ...rest } = raw;
+  const states = state === undefined ? undefined : [state].flat().flatMap((value) => String(value).split(",")).filter((name) => name !== "");
+  const count = typeof limit === "string" && /^\d{1,9}$/.test(limit) ? Number(limit) : limit;
+  return { ...rest, ...(states ? { state: states } : {}), ...(count === undefined ? {} : { limit: count }) };
+}
+
+/** A checked query as the proto request every door hands GatewayDeps. */
+export function listPacketsRequest({ state, ...rest }: ListPacketsQuery): ListPacketsRequest {
+  return fromJson(ListPacketsRequestSchema, { ...rest, ...(state ? { states: state } : {}) });
 }
 
 /** A turn as a body carries it: the role by name, in either case. */

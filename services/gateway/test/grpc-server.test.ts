@@ -113,11 +113,28 @@ describe("gateway grpc", () => {
     assert.equal(ran.packet?.toolRouting?.selectedTool?.toolName, "filesystem.read_file", "the bare server name resolved");
     assert.equal(ran.packet?.state, Packet_State.COMPLETED);
     assert.equal(ran.packet?.content?.originalPrompt, "", "no words made up for a call without the user's");
+    assert.equal(ran.approvalUrl, "", "only a held packet links an approval");
     const waiting = await call("submitCall", { tool: "filesystem.write_file", arguments: { path: "a.md", content: "x" }, message: "save a.md" });
     assert.equal(waiting.packet?.state, Packet_State.AWAITING_APPROVAL);
+    assert.equal(waiting.approvalUrl, `http://127.0.0.1:8080/console/approvals/${waiting.packetId}`);
     assert.equal(deps.calls.at(-1)?.message, "save a.md");
     await rejectsWith("submitCall", { tool: "ledger.post_entry" }, grpc.status.NOT_FOUND, /no tool named ledger\.post_entry/);
     await rejectsWith("submitCall", { tool: "" }, grpc.status.INVALID_ARGUMENT, /tool/);
+  });
+
+  it("gateway grpc - ListPackets filters the caller's packets as GET /v1/packets does, and names a bad field", async () => {
+    const held = await call("submitPacket", { message: NEEDS_APPROVAL });
+    const { packets } = await call("listPackets", { states: [Packet_State.AWAITING_APPROVAL], limit: 1 });
+    assert.deepEqual(packets.map((p) => p.header?.packetId), [held.packetId]);
+    await rejectsWith("listPackets", { limit: 500 }, grpc.status.INVALID_ARGUMENT, /limit/);
+    await rejectsWith("listPackets", { status: "fine" }, grpc.status.INVALID_ARGUMENT, /status/);
+    await rejectsWith("listPackets", { states: [99 as Packet_State] }, grpc.status.INVALID_ARGUMENT, /state/);
+  });
+
+  it("gateway grpc - GetFleetStatus counts the caller's packets waiting for a person", async () => {
+    const fleet = await call("getFleetStatus", {});
+    assert.ok(fleet.approvalsWaiting >= 1);
+    assert.deepEqual(fleet.services.map((s) => s.name).slice(0, 2), ["gateway", "intent"]);
   });
 
   it("gateway grpc - GetPacket of an unknown id is NOT_FOUND", async () => {

@@ -2,6 +2,8 @@ import { create } from "@bufbuild/protobuf";
 import {
   addDataField,
   AddExamplesResponseSchema,
+  decodePacketSummary,
+  encodePacket,
   FeedbackResponseSchema,
   finish,
   ListExamplesRequestSchema,
@@ -28,6 +30,7 @@ import type {
   DeleteExampleRequest,
   FeedbackRequest,
   ListExamplesRequest,
+  ListPacketsRequest,
   Packet,
   RankToolsRequest,
   RegisteredServer,
@@ -44,6 +47,9 @@ import { withShown } from "../src/mcp-session.js";
 import { GatewayError, ownedBy } from "../src/deps.js";
 import type { GatewayDeps } from "../src/deps.js";
 import type { Caller } from "../src/auth.js";
+import { fleetStatus } from "../src/fleet-status.js";
+import { RECENT_PACKETS_PER_TENANT, RecentPackets } from "../src/recent-packets.js";
+import type { FleetService } from "@switchyard/runtime";
 
 /** What a door handed over, as the tests read it: the request's fields, the tenant beside them. */
 interface HandedPacket {
@@ -129,7 +135,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     this.packets.set(packet.header!.packetId, packet);
     if (!input.wait) {
       packet.state = Packet_State.DETECTING_INTENT;
-      return { packet, finished: false };
+      return { packet: this.store(packet), finished: false };
     }
     if (input.message === NEEDS_APPROVAL) {
       const routing = routingOf(packet);
@@ -140,7 +146,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     } else {
       finish(packet, Packet_State.COMPLETED, "no tool needed: in-memory deps run no stages");
     }
-    return { packet, finished: true };
+    return { packet: this.store(packet), finished: true };
   }
 
   /** The calls handed over, each with the caller's tenant. */
@@ -157,13 +163,44 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     if (tool.sideEffect !== ToolDefinition_SideEffect.READ) {
       routing.executionStatus = ToolRoutingState_ExecutionStatus.PENDING;
       requestApproval(packet, 60_000);
-      return { packet: finish(packet, Packet_State.AWAITING_APPROVAL, `awaiting approval: ${tool.name} writes`), finished: true };
+      return { packet: this.store(finish(packet, Packet_State.AWAITING_APPROVAL, `awaiting approval: ${tool.name} writes`)), finished: true };
     }
     routing.executionStatus = ToolRoutingState_ExecutionStatus.EXECUTED;
     const output = `${tool.name} ${JSON.stringify(input.arguments ?? {})}`;
     addDataField(packet, { key: TOOL_RESULT_FIELD, value: { tool: tool.name, params: input.arguments ?? {}, success: true, output, error: null }, type: "tool_execution_result", source: `mcp:${tool.server}` });
     routing.executionResult = create(ToolExecutionResultSchema, { success: true });
-    return { packet: finish(packet, Packet_State.COMPLETED, `done: ${tool.name} ran`), finished: true };
+    return { packet: this.store(finish(packet, Packet_State.COMPLETED, `done: ${tool.name} ran`)), finished: true };
+  }
+
+  /** The packets as the bucket's watch would index them, each change a stored entry (packet-feed.ts). */
+  readonly recent = new RecentPackets(Number.POSITIVE_INFINITY, RECENT_PACKETS_PER_TENANT, true);
+  /** Event streams open now (followPackets not yet stopped). */
+  following = 0;
+  /** What $SRV.PING would find; tests set it. */
+  fleet: FleetService[] = [];
+
+  /** Stores a packet as a stage would: in the map, and through the index's watch. */
+  store(packet: Packet): Packet {
+    const bytes = encodePacket(packet);
+    this.recent.observe({ key: packet.header!.packetId, bytes, summary: decodePacketSummary(bytes), storedAt: Date.now(), update: true });
+    return packet;
+  }
+
+  async listPackets(tenant: string, request: ListPacketsRequest) {
+    return this.recent.list(tenant, request) ?? [];
+  }
+
+  followPackets(tenant: string, listener: (packet: Packet) => void) {
+    this.following += 1;
+    const stop = this.recent.subscribe(tenant, listener);
+    return () => {
+      this.following -= 1;
+      stop();
+    };
+  }
+
+  async fleetStatus(tenant: string) {
+    return fleetStatus(this.fleet, this.recent.packetsOf(tenant) ?? []);
   }
 
   async getPacket(tenant: string, packetId: string) {
@@ -176,13 +213,13 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     if (!outcome.approved) throw new GatewayError("conflict", `packet ${packetId}: ${outcome.message}`);
     // What the executor would do next: run the call.
     routingOf(packet).executionStatus = ToolRoutingState_ExecutionStatus.EXECUTED;
-    return finish(packet, Packet_State.COMPLETED, "done: filesystem.write_file ran");
+    return this.store(finish(packet, Packet_State.COMPLETED, "done: filesystem.write_file ran"));
   }
 
   async denyPacket(tenant: string, packetId: string, reason: string) {
     const packet = this.awaitingApproval(tenant, packetId);
     denyCall(packet, reason);
-    return packet;
+    return this.store(packet);
   }
 
   async route(tenant: string, input: RouteRequest) {

@@ -8,6 +8,7 @@ import { apiKeyAuthenticator } from "../src/auth.js";
 import { GatewayError } from "../src/deps.js";
 import { DEFAULT_MCP_OPTIONS, TRY_AGAIN_LATER } from "../src/mcp-door.js";
 import { create } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ToolDefinition_SideEffect, ToolDefinitionSchema } from "@switchyard/packet";
 import type { ToolDefinition } from "@switchyard/packet";
 import { InMemoryGatewayDeps, PRIVATE_TENANT } from "./in-memory-deps.js";
@@ -73,13 +74,21 @@ describe("gateway mcp - a small catalog is listed whole", () => {
     assert.deepEqual([call.tenant, call.tool, call.arguments], ["a", "filesystem.read_file", { path: "notes/todo.md" }]);
   });
 
-  it("gateway mcp - a write answers 'awaiting approval' with the packet id and how to approve", async () => {
+  it("gateway mcp - a write says nothing ran yet and links the console's approval, in the text and _meta", async () => {
     const client = await s.connect(KEY);
     const result = await client.callTool({ name: "filesystem_write_file", arguments: { path: "a.md", content: "x" } });
     assert.equal(result.isError, false);
-    const packetId = (result._meta as { packetId: string }).packetId;
-    assert.match(textOf(result), new RegExp(`^awaiting approval: .*POST /v1/packets/${packetId}/approve`));
-    assert.equal(s.deps.packets.get(packetId)?.header?.tenant, "a");
+    const meta = result._meta as { packetId: string; "switchyard/approval": { packetId: string; callHash: string; url: string; expiresAt: string } };
+    const { packetId } = meta;
+    const url = `http://127.0.0.1:8080/console/approvals/${packetId}`;
+    assert.ok(
+      textOf(result).startsWith(`Nothing ran yet: filesystem.write_file waits for a person's approval. Approve or deny it at ${url}`),
+      textOf(result),
+    );
+    const packet = s.deps.packets.get(packetId)!;
+    const approval = packet.toolRouting!.approval!;
+    assert.deepEqual(meta["switchyard/approval"], { packetId, callHash: approval.callHash, url, expiresAt: timestampDate(approval.expiresAt!).toISOString() });
+    assert.equal(packet.header?.tenant, "a");
   });
 
   it("gateway mcp - another tenant's tool cannot be called; an unknown name is a JSON-RPC invalid-params error", async () => {
