@@ -9,10 +9,11 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ["**/*.ts"],
+    files: ["**/*.ts", "**/*.tsx"],
     languageOptions: {
       // Sources belong to their package's tsconfig; tests to tsconfig.check.json.
       parserOptions: {
+        // packages/console/tsconfig.json holds the console's TSX (DOM, Preact's JSX), built by Vite.
         project: ["./packages/*/tsconfig.json", "./services/*/tsconfig.json", "./bench/tsconfig.json", "./tsconfig.check.json"],
         tsconfigRootDir: import.meta.dirname,
       },
