@@ -8,8 +8,16 @@ import type { Packet } from "../types.js";
 import { ErrorAlert, PageTitle, Table } from "../ui.js";
 
 const PAGE_SIZE = 50;
-const FILTERS = ["state", "status", "tool", "sessionId", "query"] as const;
+const FILTERS = ["state", "status", "tool", "sessionId", "query", "before"] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
+
+/** An RFC 3339 time as a datetime-local input's value (the reader's local time), or "". */
+function localInputValue(iso: string): string {
+  const time = Date.parse(iso);
+  if (Number.isNaN(time)) return "";
+  const date = new Date(time);
+  return new Date(time - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
 
 /** `/console/packets`: the tenant's packets, newest first, filtered by the address's query. */
 export function PacketsPage() {
@@ -27,6 +35,8 @@ export function PacketsPage() {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const chosen = Object.fromEntries(FILTERS.map((name) => [name, String(form.get(name) ?? "").trim()]));
+    // datetime-local is the reader's local time without a zone; the API wants RFC 3339.
+    if (chosen.before) chosen.before = new Date(chosen.before).toISOString();
     route(withQuery("/console/packets", chosen));
   };
   const loadOlder = () => {
@@ -43,10 +53,10 @@ export function PacketsPage() {
       <form class="filters" role="search" aria-label="Packets" onSubmit={search} key={key}>
         <label>
           State
-          <select name="state" defaultValue={filters.state}>
+          <select name="state">
             <option value="">any</option>
             {PACKET_STATES.map((state) => (
-              <option key={state} value={state}>
+              <option key={state} value={state} selected={state === filters.state}>
                 {state}
               </option>
             ))}
@@ -67,6 +77,10 @@ export function PacketsPage() {
         <label>
           Text
           <input name="query" type="search" defaultValue={filters.query} />
+        </label>
+        <label>
+          Created before
+          <input name="before" type="datetime-local" defaultValue={localInputValue(filters.before)} />
         </label>
         <button type="submit">Search</button>
       </form>
