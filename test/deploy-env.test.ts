@@ -23,7 +23,7 @@ type Schema = { properties: Record<string, object> };
 const OWN: Record<ServiceName, Schema> = { gateway, intent, "embedding-router": router, selector, reviewer, executor };
 /** The OpenTelemetry variables a deployment sets (the SDK reads the other OTEL_* ones when present). */
 const TRACING = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_SERVICE_NAME"];
-const CREDENTIALS = new Set(["API_KEYS", "ADMIN_API_KEYS", "LLM_API_KEY", "EMBEDDINGS_API_KEY", "QDRANT_API_KEY"]);
+const CREDENTIALS = new Set(["API_KEYS", "ADMIN_API_KEYS", "LLM_API_KEY", "ANTHROPIC_API_KEY", "EMBEDDINGS_API_KEY", "QDRANT_API_KEY"]);
 /** Values a container deployment sets on purpose instead of the code's default for a process on a laptop. */
 const DEPLOYMENT_VALUES = new Set(["NATS_URL", "HEALTH_PORT", "ROUTER_DATA_DIR", "SWITCHYARD_CONFIG", "SWITCHYARD_DATA_DIR", "SWITCHYARD_WORKSPACE"]);
 const ENV_DIR = new URL("../deploy/k8s/base/env/", import.meta.url);

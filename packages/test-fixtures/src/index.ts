@@ -22,5 +22,8 @@ export type {
   ScriptedOpenAIServer,
   ScriptedOpenAIServerOptions,
 } from "./scripted-openai-server.js";
+export type { RecordedResponsesRequest, ResponsesAnswer, ResponsesScript } from "./scripted-responses.js";
+export { startScriptedAnthropicServer } from "./scripted-anthropic-server.js";
+export type { MessagesAnswer, MessagesScript, RecordedMessagesRequest, ScriptedAnthropicServer } from "./scripted-anthropic-server.js";
 export { promSample } from "./prometheus.js";
 export { recordSpans } from "./recorded-spans.js";

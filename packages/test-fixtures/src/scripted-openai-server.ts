@@ -1,11 +1,13 @@
 // A scripted OpenAI-compatible HTTP server: the test double of a remote model API
 // (DESIGN.md, Tests), so that the real `openai` client and the product's model code run
-// against HTTP. It serves POST /v1/embeddings (vectors from the test's `embed` function)
-// and POST /v1/chat/completions (answers from the test's `chat` script), records every
-// request, and fails, stalls or answers with the wrong dimension when a test says so.
-import { createServer } from "node:http";
+// against HTTP. It serves POST /v1/embeddings (vectors from the test's `embed` function),
+// POST /v1/chat/completions (answers from the test's `chat` script) and POST /v1/responses
+// (answers from its `responses` script), records every request, and fails, stalls or
+// answers with the wrong dimension when a test says so.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { replyJson as reply, sleep, startScriptedHttp } from "./scripted-http.js";
+import { respond } from "./scripted-responses.js";
+import type { RecordedResponsesRequest, ResponsesScript } from "./scripted-responses.js";
 
 /** One embeddings request as the server received it. */
 export interface RecordedRequest {
@@ -61,6 +63,8 @@ export interface ScriptedOpenAIServerOptions {
   embed?: (text: string, length: number) => number[];
   /** Chat answers; absent: /v1/chat/completions answers 404. */
   chat?: ChatScript;
+  /** Responses API answers; absent: /v1/responses answers 404. */
+  responses?: ResponsesScript;
 }
 
 export interface ScriptedOpenAIServer {
@@ -69,6 +73,10 @@ export interface ScriptedOpenAIServer {
   readonly dimensions: number;
   readonly requests: RecordedRequest[];
   readonly chatRequests: RecordedChatRequest[];
+  /** The /v1/responses requests, in order. */
+  readonly responsesRequests: RecordedResponsesRequest[];
+  /** The text of each /v1/responses answer as sent (JSON or the events of a stream), in order. */
+  readonly responsesAnswers: string[];
   script: Script;
   chat: ChatScript | undefined;
   /** Every text embedded so far, in order, over all requests. */
@@ -81,10 +89,12 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
   const dimensions = options.dimensions ?? 64;
   const requests: RecordedRequest[] = [];
   const chatRequests: RecordedChatRequest[] = [];
+  const responsesRequests: RecordedResponsesRequest[] = [];
+  const responsesAnswers: string[] = [];
   const state: { script: Script; chat: ChatScript | undefined } = { script: {}, chat: options.chat };
 
   const embeddings = async (body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!options.embed) return reply(res, 404, error("this scripted server has no embedding model"));
+    if (!options.embed) return void reply(res, 404, error("this scripted server has no embedding model"));
     const input = typeof body["input"] === "string" ? [body["input"]] : ((body["input"] as string[] | undefined) ?? []);
     requests.push({
       model: String(body["model"] ?? ""),
@@ -95,8 +105,8 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
     });
     const { failWith, wrongDimension, delayMs } = state.script;
     if (delayMs) await sleep(delayMs);
-    if (failWith) return reply(res, failWith, error("scripted failure"));
-    if (input.some((t) => t === "")) return reply(res, 400, error("input cannot be an empty string"));
+    if (failWith) return void reply(res, failWith, error("scripted failure"));
+    if (input.some((t) => t === "")) return void reply(res, 400, error("input cannot be an empty string"));
     const length = (body["dimensions"] as number | undefined) ?? dimensions;
     const embed = options.embed;
     const vectorOf = (text: string): number[] => {
@@ -113,7 +123,7 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
   };
 
   const chat = async (body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!state.chat) return reply(res, 404, error("this scripted server has no chat model"));
+    if (!state.chat) return void reply(res, 404, error("this scripted server has no chat model"));
     const recorded: RecordedChatRequest = {
       model: String(body["model"] ?? ""),
       temperature: body["temperature"] as number | undefined,
@@ -126,7 +136,7 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
     chatRequests.push(recorded);
     const answer = state.chat(recorded, chatRequests.length - 1);
     if (answer.delayMs) await sleep(answer.delayMs);
-    if ("status" in answer) return reply(res, answer.status, error(answer.message ?? "scripted failure"));
+    if ("status" in answer) return void reply(res, answer.status, error(answer.message ?? "scripted failure"));
     const id = `chatcmpl-scripted-${chatRequests.length}`;
     const created = Math.floor(Date.now() / 1000);
     const toolCalls = (answer.toolCalls ?? []).map((call, index) => ({ index, id: `call_${index}`, type: "function", function: call }));
@@ -143,24 +153,20 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
     });
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const route = req.method === "POST" ? { "/v1/embeddings": embeddings, "/v1/chat/completions": chat }[req.url ?? ""] : undefined;
-    if (!route) return reply(res, 404, error(`no route ${req.method} ${req.url}`));
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    await route(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>, req, res);
+  const responses = async (body: Record<string, unknown>, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!options.responses) return void reply(res, 404, error("this scripted server has no responses model"));
+    responsesAnswers.push(await respond(options.responses, responsesRequests, body, req, res));
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((failure: unknown) => reply(res, 500, error(String(failure))));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const routes = { "/v1/embeddings": embeddings, "/v1/chat/completions": chat, "/v1/responses": responses };
+  const { port, close } = await startScriptedHttp(routes, error);
   return {
     url: `http://127.0.0.1:${port}/v1`,
     dimensions,
     requests,
     chatRequests,
+    responsesRequests,
+    responsesAnswers,
     get script() {
       return state.script;
     },
@@ -174,12 +180,7 @@ export async function startScriptedOpenAIServer(options: ScriptedOpenAIServerOpt
       state.chat = script;
     },
     inputs: () => requests.flatMap((r) => r.input),
-    close: () =>
-      new Promise<void>((resolve) => {
-        // stalled requests would keep close() waiting
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 
@@ -195,15 +196,6 @@ function streamChunks(res: ServerResponse, head: object, content: string, toolCa
   res.end("data: [DONE]\n\n");
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 function error(message: string) {
   return { error: { message, type: "scripted", code: null } };
-}
-
-function reply(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 }

@@ -35,8 +35,11 @@ import { protoJsonSchemas } from "./proto-json-schema.js";
 import type { GatewayLimits } from "./requests.js";
 import { DEFAULT_MCP_OPTIONS, mcpDoor } from "./mcp-door.js";
 import type { McpDoorOptions } from "./mcp-door.js";
-import { DEFAULT_PROXY_SETTINGS, openAiProxy } from "./openai-proxy.js";
-import type { ProxySettings } from "./openai-proxy.js";
+import { anthropicMessages } from "./anthropic-messages.js";
+import { DEFAULT_PROXY_SETTINGS } from "./model-upstream.js";
+import type { ProxySettings } from "./model-upstream.js";
+import { openAiProxy } from "./openai-proxy.js";
+import { openAiResponses } from "./openai-responses.js";
 import { fleetRoutes } from "./fleet-routes.js";
 import { packetListRoutes } from "./packet-list-routes.js";
 import { packetRoutes } from "./packet-routes.js";
@@ -58,7 +61,7 @@ export interface AppOptions extends GatewayLimits {
   loopbackOnly?: boolean;
   /** The MCP door's settings. @default DEFAULT_MCP_OPTIONS */
   mcp?: McpDoorOptions;
-  /** The OpenAI-compatible proxy's upstream and trimming. @default DEFAULT_PROXY_SETTINGS */
+  /** The model-API doors' upstreams and trimming. @default DEFAULT_PROXY_SETTINGS */
   proxy?: ProxySettings;
   /** SERVER_URL_ALLOW: where registered MCP servers may be beyond public https hosts. @default nothing let through */
   serverUrls?: ServerUrlPolicy;
@@ -202,5 +205,7 @@ function api(deps: GatewayDeps, opts: AppOptions, links: ConsoleLinks): FastifyP
     await app.register(serverRoutes(deps, opts));
     await app.register(mcpDoor(deps, opts.mcp ?? DEFAULT_MCP_OPTIONS, opts, links));
     await app.register(openAiProxy(deps, opts.proxy ?? DEFAULT_PROXY_SETTINGS, opts));
+    await app.register(anthropicMessages(deps, opts.proxy ?? DEFAULT_PROXY_SETTINGS, opts));
+    await app.register(openAiResponses(deps, opts.proxy ?? DEFAULT_PROXY_SETTINGS, opts));
   };
 }

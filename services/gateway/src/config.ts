@@ -5,8 +5,6 @@ import type { Static } from "typebox";
  * The gateway's settings, one environment variable each. `readConfig` from
  * `@switchyard/config` applies the defaults and coercion and names a bad variable.
  */
-import { llmConfigProperties } from "@switchyard/llm";
-
 export const configSchema = Type.Object(
   {
     HTTP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: "Port of the HTTP API" }),
@@ -85,18 +83,30 @@ export const configSchema = Type.Object(
       default: 3,
       description: "Times the reconciler publishes one lost packet again; past them, or past its deadline, it ends the packet FAILED (\"lost in transit at stage …\")",
     }),
-    LLM_BASE_URL: llmConfigProperties.LLM_BASE_URL,
-    LLM_API_KEY: llmConfigProperties.LLM_API_KEY,
+    // The stages' model settings by name; the gateway's doors read them for their upstream.
+    LLM_BASE_URL: Type.String({
+      default: "",
+      description: "/v1/chat/completions, /v1/responses: the OpenAI-compatible API they forward to, up to /v1 (Ollama http://localhost:11434/v1, vLLM, OpenAI). Empty: https://api.openai.com/v1 when LLM_API_KEY is set, else the doors answer 503",
+    }),
+    LLM_API_KEY: Type.String({ default: "", description: "/v1/chat/completions, /v1/responses: the bearer key sent upstream (the caller's own key is never forwarded); local servers need none" }),
     PROXY_TOP_K: Type.Integer({
       minimum: 1,
       maximum: 128,
       default: 5,
-      description: "/v1/chat/completions: a request with more tools than this sends the upstream model (LLM_BASE_URL) only its best this many, plus the catalog's core tools, the tool_choice and the tools called since the user's turn",
+      description: "/v1/chat/completions, /v1/messages, /v1/responses: a request with more tools than this sends the upstream model only its best this many, plus the catalog's core tools, the tool_choice and the tools used in the conversation; a tool with defer_loading: true goes only when routing picks it",
     }),
     PROXY_TIMEOUT_MS: Type.Integer({
       minimum: 100,
       default: 30000,
-      description: "/v1/chat/completions: how long the upstream model has to answer, a stream's whole answer included (cut there); not answering in time is a 502. The gateway's drain waits this long: raise terminationGracePeriodSeconds with it",
+      description: "/v1/chat/completions, /v1/messages, /v1/responses: how long the upstream model has to answer, a stream's whole answer included (cut there); not answering in time is a 502. The gateway's drain waits this long: raise terminationGracePeriodSeconds with it",
+    }),
+    ANTHROPIC_BASE_URL: Type.String({
+      default: "",
+      description: "/v1/messages: the Anthropic Messages API it forwards to, without /v1 (as the Anthropic SDK's). Empty: https://api.anthropic.com when ANTHROPIC_API_KEY is set, else the door answers 503",
+    }),
+    ANTHROPIC_API_KEY: Type.String({
+      default: "",
+      description: "/v1/messages: the key sent upstream as x-api-key (the caller's own key is never forwarded)",
     }),
     MCP_LIST_ALL_MAX_TOOLS: Type.Integer({
       minimum: 0,

@@ -17,6 +17,7 @@ import { LivePackets, livePacketsObserver } from "./live-packets.js";
 import { followStoredPackets } from "./packet-feed.js";
 import { RECENT_PACKETS_PER_TENANT, RecentPackets } from "./recent-packets.js";
 import { watchNatsAvailability } from "./nats-availability.js";
+import { modelDoorUpstreams } from "./model-upstream.js";
 import { createNatsDeps } from "./nats-deps.js";
 
 export interface FrontDoorOptions {
@@ -66,6 +67,14 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, {
     auth,
   };
 
+  const proxy = {
+    baseUrl: config.LLM_BASE_URL,
+    apiKey: config.LLM_API_KEY,
+    anthropicBaseUrl: config.ANTHROPIC_BASE_URL,
+    anthropicApiKey: config.ANTHROPIC_API_KEY,
+    topK: config.PROXY_TOP_K,
+    timeoutMs: config.PROXY_TIMEOUT_MS,
+  };
   const app = buildApp(deps, {
     ...limits,
     rateLimit: { max: tenantLimit(config, "RATE_LIMIT_MAX"), windowMs: config.RATE_LIMIT_WINDOW_MS },
@@ -78,7 +87,7 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, {
       sessionMaxTools: config.MCP_SESSION_MAX_TOOLS,
       userDomains: parseUserDomains(config.MCP_USER_DOMAINS),
     },
-    proxy: { baseUrl: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, topK: config.PROXY_TOP_K, timeoutMs: config.PROXY_TIMEOUT_MS },
+    proxy,
     console: { assetsDir: await consoleAssetsDir(), jaegerUiUrl: config.JAEGER_UI_URL },
     publicUrl,
   });
@@ -112,6 +121,7 @@ export async function serveFrontDoors(service: ServiceContext, config: Config, {
     httpPort: listening,
     grpcPort,
     auth: auth.required ? "keys" : "none",
+    modelDoors: modelDoorUpstreams(proxy),
     ...(warning ? { warning } : {}),
   });
 }

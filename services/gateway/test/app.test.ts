@@ -533,10 +533,12 @@ describe("gateway http - OpenAPI", () => {
         "POST /console/session",
         "POST /v1/calls",
         "POST /v1/chat/completions",
+        "POST /v1/messages",
         "POST /v1/packets",
         "POST /v1/packets/{packetId}/approve",
         "POST /v1/packets/{packetId}/deny",
         "POST /v1/packets/{packetId}/feedback",
+        "POST /v1/responses",
         "POST /v1/route",
         "POST /v1/servers",
         "POST /v1/tools/{name}/approve",
@@ -548,6 +550,10 @@ describe("gateway http - OpenAPI", () => {
     const ids = operations.map((op) => op.operationId);
     assert.equal(new Set(ids).size, ids.length, "operationIds are unique");
     for (const op of operations) assert.ok(op.responses && Object.keys(op.responses).length > 0, `${op.operationId} has responses`);
+    // The model-API doors point at the protocol they speak.
+    for (const path of ["/v1/chat/completions", "/v1/messages", "/v1/responses"]) {
+      assert.match(String(doc.paths[path].post.externalDocs?.url), /^https:\/\//, `${path} links its protocol`);
+    }
 
     const refs = JSON.stringify(doc).match(/"\$ref":"[^"]*"/g) ?? []; // every "$ref":"…" in the document
     assert.ok(refs.length > 0);

@@ -6,7 +6,7 @@ import { startScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import type { ChatAnswer, ScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import { buildApp } from "../src/app.js";
 import { apiKeyAuthenticator } from "../src/auth.js";
-import { TOOLS_HEADER, UNOFFERED_HEADER } from "../src/openai-proxy.js";
+import { TOOLS_HEADER, UNOFFERED_HEADER } from "../src/model-upstream.js";
 import { InMemoryGatewayDeps } from "./in-memory-deps.js";
 import { serveOpenAi } from "./test-servers.js";
 
@@ -89,6 +89,20 @@ describe("gateway openai proxy - POST /v1/chat/completions with the openai clien
     assert.ok(sent.tools.includes("ledger_7"), sent.tools.join(", "));
     assert.equal(response.headers.get(UNOFFERED_HEADER), "ledger_150");
     assert.equal(data.choices[0]!.message.tool_calls?.[0]?.type === "function" && data.choices[0]!.message.tool_calls[0].function.name, "ledger_150", "the answer itself is unchanged");
+  });
+
+  it("gateway openai proxy - defer_loading: a deferred tool goes upstream only when routing picks it, then not deferred", async () => {
+    answer = { content: "ok" };
+    const plain = (name: string, description: string) => ({ type: "function" as const, function: { name, description } });
+    const tools = [
+      plain("alpha_tool", "Alpha things"),
+      plain("beta_tool", "Beta things"),
+      { ...plain("weather_forecast", "Weather forecast for a city"), defer_loading: true },
+      { type: "function" as const, function: { name: "ledger_1", description: "Post entry 1 to ledger book 1", defer_loading: true } },
+    ];
+    const { response } = await client.chat.completions.create({ model: "m", messages, tools }).withResponse();
+    assert.deepEqual(upstream.chatRequests.at(-1)!.tools, ["alpha_tool", "beta_tool", "weather_forecast"]);
+    assert.equal(response.headers.get(TOOLS_HEADER), "4->3");
   });
 
   it("gateway openai proxy - few tools go through untrimmed; a request without tools too", async () => {

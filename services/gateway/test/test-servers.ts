@@ -1,5 +1,6 @@
 import { after, before } from "node:test";
 import * as grpc from "@grpc/grpc-js";
+import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { grpcServiceDefinition } from "@switchyard/grpc";
 import { Router } from "@switchyard/packet";
@@ -40,9 +41,22 @@ async function serveGrpc(server: grpc.Server): Promise<{ address: string; client
   };
 }
 
-/** Listens on a free loopback port; an `openai` client for the app's OpenAI-compatible door with `key`. */
+/** Listens on a free loopback port; an `openai` client for the app's OpenAI-compatible doors with `key`. */
 export async function serveOpenAi(app: GatewayApp, key: string): Promise<OpenAI> {
+  return new OpenAI({ apiKey: key, baseURL: `${await listenOnLoopback(app)}/v1`, maxRetries: 0 });
+}
+
+/**
+ * Listens on a free loopback port; an `@anthropic-ai/sdk` client for the app's Messages door
+ * with `key` as its bearer token, and `ownKey` as the caller's own Anthropic key (x-api-key),
+ * which the gateway must not forward.
+ */
+export async function serveAnthropic(app: GatewayApp, key: string, ownKey = "sk-ant-the-callers-own-key"): Promise<Anthropic> {
+  return new Anthropic({ authToken: key, defaultHeaders: { "x-api-key": ownKey }, baseURL: await listenOnLoopback(app), maxRetries: 0 });
+}
+
+async function listenOnLoopback(app: GatewayApp): Promise<string> {
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
-  return new OpenAI({ apiKey: key, baseURL: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/v1`, maxRetries: 0 });
+  return `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
 }
