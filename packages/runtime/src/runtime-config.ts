@@ -6,9 +6,9 @@ export const runtimeConfigSchema = Type.Object(
   {
     NATS_URL: Type.String({ default: "nats://127.0.0.1:4222", description: "NATS server(s), comma-separated" }),
     HEALTH_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: "port of /healthz, /readyz and /metrics; 0 picks a free one" })),
-    HEALTH_HOST: Type.String({ default: "0.0.0.0" }),
-    LOG_LEVEL: Type.Enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { default: "info" }),
-    JETSTREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
+    HEALTH_HOST: Type.String({ default: "0.0.0.0", description: "address of the health endpoints" }),
+    LOG_LEVEL: Type.Enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { default: "info", description: "pino's level" }),
+    JETSTREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: "replicas of the packet stream and buckets (3 in a production cluster)" }),
     STAGE_ACK_WAIT_MS: Type.Integer({ minimum: 1000, default: 30000, description: "how long a stage may hold a packet before it is redelivered" }),
     STAGE_MAX_DELIVER: Type.Integer({ minimum: 1, default: 5, description: "deliveries of one packet message before it is dead-lettered and ends FAILED" }),
     STAGE_BACKOFF_MS: Type.String({
@@ -27,7 +27,7 @@ export const runtimeConfigSchema = Type.Object(
       default: false,
       description: "record request text, tool arguments and tool output on spans, secrets masked and cut to TRACE_CONTENT_MAX_CHARS",
     }),
-    TRACE_CONTENT_MAX_CHARS: Type.Integer({ minimum: 16, maximum: 65536, default: 256 }),
+    TRACE_CONTENT_MAX_CHARS: Type.Integer({ minimum: 16, maximum: 65536, default: 256, description: "longest text recorded with TRACE_CONTENT on" }),
   },
   { additionalProperties: false },
 );
