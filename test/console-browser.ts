@@ -7,7 +7,8 @@ import axe from "axe-core";
 import type { AxeResults } from "axe-core";
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { fleetSkipReason } from "./harness.js";
+import { fleetSkipReason, startTestFleet } from "./harness.js";
+import type { TestFleet, TestFleetOptions } from "./harness.js";
 
 /**
  * The console's browser tests drive Debian's Chromium (package chromium, installed by .ci/run)
@@ -37,6 +38,19 @@ export function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     args: ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
+}
+
+/** A test fleet and Chromium, started side by side; `close` stops both. */
+export async function startConsoleFleet(options: TestFleetOptions): Promise<{ t: TestFleet; browser: Browser; close(): Promise<void> }> {
+  const [t, browser] = await Promise.all([startTestFleet(options), launchChromium()]);
+  return {
+    t,
+    browser,
+    close: async () => {
+      await browser.close();
+      await t.close();
+    },
+  };
 }
 
 /** One browser tab on the console and everything it asked for, to check where the key went. */
