@@ -4,10 +4,9 @@
  * runs out: the packet waits until someone answers (an answer after the expiry ends it), so
  * expiries are found here, by the clock, and each is counted once.
  */
-import type { KV } from "@nats-io/kv";
-import { KvWatchInclude } from "@nats-io/kv";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { decodePacketApprovalSummary, decodePacketSummary, Packet_State } from "@switchyard/packet";
+import { decodePacketApprovalSummary, Packet_State } from "@switchyard/packet";
+import type { StoredPacket } from "./stored-packets.js";
 
 interface Waiting {
   state: Packet_State;
@@ -24,23 +23,23 @@ export interface WaitingRead {
 
 const WAITING_STATES = [Packet_State.AWAITING_APPROVAL, Packet_State.AWAITING_USER];
 
-/** The waiting packets, fed by the bucket's entries (`observe`), read at each scrape (`read`). */
+/** The waiting packets, fed by the bucket's watch (`observe`, stored-packets.ts), read at each scrape (`read`). */
 export class WaitingPackets {
   private readonly waiting = new Map<string, Waiting>();
 
   /** `retentionMs`: the bucket's entry lifetime; an entry older than that is gone from it without a delete. */
   constructor(private readonly retentionMs: number) {}
 
-  /** One stored packet (or its deletion: `value` undefined); `storedAt` is the entry's time. */
-  observe(key: string, value: Uint8Array | undefined, storedAt: number): void {
-    const state = value && value.length > 0 ? decodePacketSummary(value).state : undefined;
-    if (state === undefined || !WAITING_STATES.includes(state)) {
+  /** One stored packet, or its deletion (no bytes): an observer of followStoredPackets. */
+  readonly observe = ({ key, bytes, summary, storedAt }: StoredPacket): void => {
+    const state = summary?.state;
+    if (!bytes || state === undefined || !WAITING_STATES.includes(state)) {
       this.waiting.delete(key);
       return;
     }
-    const expiry = state === Packet_State.AWAITING_APPROVAL ? decodePacketApprovalSummary(value!).toolRouting?.approval?.expiresAt : undefined;
+    const expiry = state === Packet_State.AWAITING_APPROVAL ? decodePacketApprovalSummary(bytes).toolRouting?.approval?.expiresAt : undefined;
     this.waiting.set(key, { state, storedAt, ...(expiry ? { expiresAt: timestampDate(expiry).getTime() } : {}) });
-  }
+  };
 
   /** The waiting packets by state name, and how many approvals ran out of time since the last read. */
   read(now = Date.now()): WaitingRead {
@@ -60,23 +59,4 @@ export class WaitingPackets {
     }
     return { byState, newlyExpired };
   }
-}
-
-/**
- * Feeds `tally` every packet in the bucket (each key's last value, from the start) and every
- * change after; the watch is an ordered consumer that resumes after NATS comes back. Returns
- * its stop. A value that does not decode is reported to `onError` and skipped.
- */
-export async function followWaitingPackets(packets: KV, tally: WaitingPackets, onError: (error: unknown) => void): Promise<() => void> {
-  const watch = await packets.watch({ include: KvWatchInclude.LastValue });
-  void (async () => {
-    for await (const entry of watch) {
-      try {
-        tally.observe(entry.key, entry.operation === "PUT" ? entry.value : undefined, entry.created.getTime());
-      } catch (error) {
-        onError(error);
-      }
-    }
-  })();
-  return () => watch.stop();
 }

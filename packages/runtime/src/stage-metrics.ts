@@ -1,6 +1,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { followWaitingPackets, PACKETS_STREAM, packetSubject, stageConsumerInfo, WaitingPackets } from "@switchyard/bus";
+import { PACKETS_STREAM, packetSubject, stageConsumerInfo } from "@switchyard/bus";
+import type { WaitingPackets } from "@switchyard/bus";
 import { Packet_State, STAGES, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet, Stage, StageOutcome } from "@switchyard/packet";
 import { processMetrics } from "@switchyard/telemetry";
@@ -66,14 +67,12 @@ export async function watchStageConsumer(metrics: Metrics, nc: NatsConnection, s
 /**
  * The fleet's view for operators, reported by the gateway: every stage's backlog, whether or
  * not its service runs (a stage service reports only its own, and only while it runs), and
- * the packets waiting for a person. Returns the function that stops it.
+ * the packets waiting for a person (`waiting`, fed by the gateway's watch of the packets
+ * bucket). Returns the function that stops it.
  */
-export async function watchFleetBacklog(context: ServiceContext): Promise<() => void> {
+export async function watchFleetBacklog(context: ServiceContext, waiting: WaitingPackets): Promise<() => void> {
   const metrics = processMetrics();
   const stops = await Promise.all(STAGES.map((stage) => watchStageConsumer(metrics, context.nc, stage)));
-  const waiting = new WaitingPackets(context.config.PACKET_RETENTION_HOURS * 3_600_000);
-  const onError = (error: unknown) => context.logger.warn({ err: error }, "a stored packet did not decode; left out of switchyard_packets_waiting");
-  stops.push(await followWaitingPackets(context.packets, waiting, onError));
   metrics.watchWaitingPackets(() => waiting.read());
   return () => {
     for (const stop of stops) stop();

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { jetstream } from "@nats-io/jetstream";
 import type { ConsumerMessages } from "@nats-io/jetstream";
 import { trace } from "@opentelemetry/api";
-import { ensureStageConsumer, PACKETS_STREAM, publishPacket } from "@switchyard/bus";
+import { ensureStageConsumer, followStoredPackets, PACKETS_STREAM, publishPacket, WaitingPackets } from "@switchyard/bus";
 import { encodePacket, newPacket, Packet_State, requestApproval } from "@switchyard/packet";
 import { freePort, startLocalNats } from "@switchyard/local-nats";
 import type { LocalNats } from "@switchyard/local-nats";
@@ -24,7 +24,10 @@ describe("runtime - the gateway's fleet view on /metrics", () => {
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     const env = { NATS_URL: nats.url, HEALTH_PORT: String(port), HEALTH_HOST: "127.0.0.1", LOG_LEVEL: "silent" };
     service = await startService({ name: "gateway", description: "the fleet view under test", env });
-    service.onStop(await watchFleetBacklog(service));
+    // As the gateway does: its watch of the packets bucket feeds the waiting tally.
+    const waiting = new WaitingPackets(service.config.PACKET_RETENTION_HOURS * 3_600_000);
+    service.onStop(await followStoredPackets(service.packets, [waiting.observe], (error) => assert.fail(String(error))));
+    service.onStop(await watchFleetBacklog(service, waiting));
   });
 
   after(async () => {

@@ -1,7 +1,8 @@
 // The gateway's HTTP and gRPC front doors on a started service; main.ts imports this
 // module only once tracing runs, so that @grpc/grpc-js loads instrumented.
 import { ServerCredentials } from "@grpc/grpc-js";
-import { CATALOG_BUCKET, EXAMPLES_BUCKET, MCP_SESSIONS_BUCKET, MCP_SESSIONS_TTL_MS, openBucket, SERVERS_BUCKET } from "@switchyard/bus";
+import { CATALOG_BUCKET, EXAMPLES_BUCKET, followStoredPackets, MCP_SESSIONS_BUCKET, MCP_SESSIONS_TTL_MS, openBucket, SERVERS_BUCKET } from "@switchyard/bus";
+import type { WaitingPackets } from "@switchyard/bus";
 import { listenOrExit } from "@switchyard/runtime";
 import type { ServiceContext } from "@switchyard/runtime";
 import type { ServerUrlPolicy } from "@switchyard/config";
@@ -14,7 +15,6 @@ import { consoleLinks } from "./console-links.js";
 import { buildGrpcServer, ROUTER_SERVICE_NAME } from "./grpc-server.js";
 import { parseUserDomains } from "./mcp-session.js";
 import { LivePackets, livePacketsObserver } from "./live-packets.js";
-import { followStoredPackets } from "./packet-feed.js";
 import { RECENT_PACKETS_PER_TENANT, RecentPackets } from "./recent-packets.js";
 import { watchNatsAvailability } from "./nats-availability.js";
 import { modelDoorUpstreams } from "./model-upstream.js";
@@ -27,17 +27,20 @@ export interface FrontDoorOptions {
   serverUrls: ServerUrlPolicy;
   /** Said in the ready line, when there is one. */
   warning?: string;
+  /** The operators' tally of packets waiting for a person (watchFleetBacklog's), fed by the gateway's watch of the bucket. */
+  waiting: WaitingPackets;
 }
 
 /** Serves HTTP and gRPC until the service stops; marks the service ready with both ports (and the warning, when there is one). */
-export async function serveFrontDoors(service: ServiceContext, config: Config, { auth, serverUrls, warning }: FrontDoorOptions): Promise<void> {
+export async function serveFrontDoors(service: ServiceContext, config: Config, { auth, serverUrls, warning, waiting }: FrontDoorOptions): Promise<void> {
   const availability = watchNatsAvailability(service.nc, config.PUBLISH_TIMEOUT_MS);
   const maxConcurrent = tenantLimit(config, "MAX_CONCURRENT_PACKETS");
   const live = new LivePackets(maxConcurrent);
   const recent = new RecentPackets(service.config.PACKET_RETENTION_HOURS * 3_600_000, RECENT_PACKETS_PER_TENANT, (await service.packets.status()).values === 0);
-  // One watch of the bucket feeds the console's index and, when there is a limit, the concurrency count.
-  const stopFollowing = await followStoredPackets(service.packets, [recent.observe, ...(maxConcurrent > 0 ? [livePacketsObserver(live)] : [])], (err) =>
-    service.logger.warn({ err }, "a stored packet could not be read for the console's index or the concurrency count"),
+  // One watch of the bucket feeds the console's index, the operators' waiting tally and, when there is a limit, the concurrency count.
+  const observers = [recent.observe, waiting.observe, ...(maxConcurrent > 0 ? [livePacketsObserver(live)] : [])];
+  const stopFollowing = await followStoredPackets(service.packets, observers, (err) =>
+    service.logger.warn({ err }, "a stored packet could not be read for the console's index, the waiting tally or the concurrency count"),
   );
   service.onStop(stopFollowing);
   const deps = await createNatsDeps({

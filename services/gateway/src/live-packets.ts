@@ -1,7 +1,7 @@
 import { Packet_State } from "@switchyard/packet";
 import type { PacketSummary } from "@switchyard/packet";
 import { GatewayError } from "./deps.js";
-import type { StoredPacketObserver } from "./packet-feed.js";
+import type { StoredPacketObserver } from "@switchyard/bus";
 
 /** States in which a packet no longer occupies the fleet: finished, or waiting on a person. */
 export const AT_REST: ReadonlySet<Packet_State> = new Set([Packet_State.COMPLETED, Packet_State.FAILED, Packet_State.AWAITING_APPROVAL, Packet_State.AWAITING_USER]);
@@ -54,7 +54,7 @@ export class LivePackets {
 }
 
 /**
- * The feed's observer for `live` (packet-feed.ts): the packets stored from the gateway's start
+ * The feed's observer for `live` (stored-packets.ts in @switchyard/bus): the packets stored from the gateway's start
  * on; those already in the bucket are not counted, as the comment on LivePackets says.
  */
 export function livePacketsObserver(live: LivePackets): StoredPacketObserver {

@@ -6,6 +6,7 @@ import { register } from "node:module";
 import { FastifyOtelInstrumentation } from "@fastify/otel";
 import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
 import { readConfig, serverUrlPolicy } from "@switchyard/config";
+import { WaitingPackets } from "@switchyard/bus";
 import { drainOnSignals, exitOnSettingsError, startService, watchFleetBacklog } from "@switchyard/runtime";
 import { authenticatorFrom, localModeExposure } from "./auth.js";
 import { throttleAuthFailures } from "./auth-throttle.js";
@@ -41,7 +42,8 @@ const service = await startService({
 if (exposure) service.logger.warn(exposure);
 if (reconciling) await runReconciler(service, reconciling);
 // Operators' view on /metrics: every stage's backlog, running or not, and the packets waiting for a person.
-service.onStop(await watchFleetBacklog(service));
+const waiting = new WaitingPackets(service.config.PACKET_RETENTION_HOURS * 3_600_000);
+service.onStop(await watchFleetBacklog(service, waiting));
 const { serveFrontDoors } = await import("./front-doors.js");
-await serveFrontDoors(service, config, { auth, serverUrls, ...(exposure ? { warning: exposure } : {}) });
+await serveFrontDoors(service, config, { auth, serverUrls, waiting, ...(exposure ? { warning: exposure } : {}) });
 drainOnSignals(service);

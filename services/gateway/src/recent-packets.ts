@@ -1,7 +1,7 @@
 /**
  * The console's view of the packets bucket (GET /v1/packets, /v1/packets/events, /v1/fleet):
  * each tenant's most recent packets, indexed in memory from the gateway's watch of the bucket
- * (packet-feed.ts), and the changes to them as they are stored. The index is bounded: it keeps
+ * (stored-packets.ts in @switchyard/bus), and the changes to them as they are stored. The index is bounded: it keeps
  * each tenant's newest RECENT_PACKETS_PER_TENANT packets by creation time as their stored bytes
  * (at most that many × the largest packet per tenant); a page it cannot answer whole, older
  * packets or before the watch has read the bucket once, is read from the bucket itself.
@@ -10,7 +10,7 @@ import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { KV } from "@nats-io/kv";
 import { decodePacket, decodePacketSummary, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { ListPacketsRequest, Packet, PacketSummary } from "@switchyard/packet";
-import type { StoredPacket, StoredPacketObserver } from "./packet-feed.js";
+import type { StoredPacket, StoredPacketObserver } from "@switchyard/bus";
 
 /** Packets the index keeps per tenant: its newest by creation time. */
 export const RECENT_PACKETS_PER_TENANT = 1000;
@@ -68,7 +68,7 @@ export class RecentPackets {
     this.initialized = bucketWasEmpty;
   }
 
-  /** The observer of the bucket's watch (packet-feed.ts). */
+  /** The observer of the bucket's watch (stored-packets.ts in @switchyard/bus). */
   readonly observe: StoredPacketObserver = (entry: StoredPacket) => {
     if (entry.update) this.initialized = true;
     const tenantBefore = this.tenantOf.get(entry.key);

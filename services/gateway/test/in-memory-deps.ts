@@ -172,7 +172,7 @@ export class InMemoryGatewayDeps implements GatewayDeps {
     return { packet: this.store(finish(packet, Packet_State.COMPLETED, `done: ${tool.name} ran`)), finished: true };
   }
 
-  /** The packets as the bucket's watch would index them, each change a stored entry (packet-feed.ts). */
+  /** The packets as the bucket's watch would index them, each change a stored entry (stored-packets.ts in @switchyard/bus). */
   readonly recent = new RecentPackets(Number.POSITIVE_INFINITY, RECENT_PACKETS_PER_TENANT, true);
   /** Event streams open now (followPackets not yet stopped). */
   following = 0;

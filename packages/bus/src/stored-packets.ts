@@ -1,7 +1,8 @@
 /**
- * The gateway's one watch of the packets bucket: the concurrency count (live-packets.ts) and
- * the console's index of recent packets and its event stream (recent-packets.ts) all learn
- * from it, so each stored packet is fetched and its header decoded once.
+ * The gateway's one watch of the packets bucket: the concurrency count and the console's index
+ * of recent packets (the gateway's live-packets.ts, recent-packets.ts) and the operators' tally
+ * of packets waiting for a person (waiting-packets.ts) all learn from it, so each stored packet
+ * is fetched and its header decoded once.
  */
 import type { KV } from "@nats-io/kv";
 import { KvWatchInclude } from "@nats-io/kv";
