@@ -1,10 +1,11 @@
 /**
  * The console's view of the packets bucket (GET /v1/packets, /v1/packets/events, /v1/fleet):
  * each tenant's most recent packets, indexed in memory from the gateway's watch of the bucket
- * (stored-packets.ts in @switchyard/bus), and the changes to them as they are stored. The index is bounded: it keeps
- * each tenant's newest RECENT_PACKETS_PER_TENANT packets by creation time as their stored bytes
- * (at most that many × the largest packet per tenant); a page it cannot answer whole, older
- * packets or before the watch has read the bucket once, is read from the bucket itself.
+ * (stored-packets.ts in @switchyard/bus), and the changes to them as they are stored. The
+ * index is bounded: it keeps each tenant's newest RECENT_PACKETS_PER_TENANT packets by
+ * creation time as their stored bytes (at most that many × the largest packet per tenant); a
+ * page it cannot answer whole, older packets or before the watch has read the bucket once, is
+ * read from the bucket itself.
  */
 import { timestampDate, timestampMs } from "@bufbuild/protobuf/wkt";
 import type { KV } from "@nats-io/kv";
