@@ -1,8 +1,23 @@
-// ESLint flat config: typescript-eslint's type-aware rules, plus the three
-// rules CONTRIBUTING.md names (consistent type imports, no floating promises, no import cycles).
+// ESLint flat config: typescript-eslint's type-aware rules, plus the rules CONTRIBUTING.md names
+// (consistent type imports, no floating promises, no import cycles, no door importing another).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
-import importX from "eslint-plugin-import-x";
+import importX, { createNodeResolver } from "eslint-plugin-import-x";
+import { readdirSync } from "node:fs";
+
+// The gateway's doors (services/gateway/src/doors/<door>): no door imports another, and what
+// they share (shared/) and how they reach the fleet (fleet/) import no door.
+const gateway = "./services/gateway/src";
+const doors = readdirSync(new URL(`${gateway}/doors`, import.meta.url));
+const doorZones = [
+  ...doors.map((door) => ({
+    target: `${gateway}/doors/${door}`,
+    from: `${gateway}/doors`,
+    except: [`./${door}`],
+    message: "A door imports no other door: move what both need to shared/.",
+  })),
+  { target: [`${gateway}/shared`, `${gateway}/fleet`], from: `${gateway}/doors`, message: "shared/ and fleet/ import no door." },
+];
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "packages/packet/src/gen/**", "bench/results/**"] },
@@ -19,6 +34,9 @@ export default tseslint.config(
       },
     },
     plugins: { "import-x": importX },
+    // Sources import each other as "./x.js" (ESM); the file on disk is x.ts. Without the alias
+    // import-x resolves no relative import, and no-restricted-paths lets any of them through.
+    settings: { "import-x/resolver-next": [createNodeResolver({ extensionAlias: { ".js": [".ts", ".tsx", ".js"] } })] },
     rules: {
       "@typescript-eslint/consistent-type-imports": "error",
       "@typescript-eslint/no-floating-promises": [
@@ -28,6 +46,7 @@ export default tseslint.config(
       ],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "import-x/no-cycle": "error",
+      "import-x/no-restricted-paths": ["error", { basePath: import.meta.dirname, zones: doorZones }],
     },
   },
   {

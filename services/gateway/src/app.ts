@@ -21,32 +21,32 @@ import {
   ToolExampleSchema,
 } from "@switchyard/packet";
 import type { ServerUrlPolicy } from "@switchyard/config";
-import type { Authenticator } from "./auth.js";
-import { boundedJsonParser } from "./bounded-json.js";
-import { consoleLinks, DEFAULT_LINKS } from "./console-links.js";
-import type { ConsoleLinks } from "./console-links.js";
-import { consoleRoutes } from "./console-routes.js";
-import { GatewayError } from "./deps.js";
-import type { GatewayDeps } from "./deps.js";
-import { asksToRetry, errorBody, ErrorBodySchema, httpErrorOf, RETRY_AFTER_SECONDS } from "./errors.js";
-import { guardApi, guardLoopbackHost } from "./http-guard.js";
-import type { RateLimitSettings } from "./http-guard.js";
-import { protoJsonSchemas } from "./proto-json-schema.js";
-import type { GatewayLimits } from "./requests.js";
-import { DEFAULT_MCP_OPTIONS, mcpDoor } from "./mcp-door.js";
-import type { McpDoorOptions } from "./mcp-door.js";
-import { anthropicMessages } from "./anthropic-messages.js";
-import { DEFAULT_PROXY_SETTINGS } from "./model-upstream.js";
-import type { ProxySettings } from "./model-upstream.js";
-import { openAiProxy } from "./openai-proxy.js";
-import { openAiResponses } from "./openai-responses.js";
-import { fleetRoutes } from "./fleet-routes.js";
-import { packetListRoutes } from "./packet-list-routes.js";
-import { packetRoutes } from "./packet-routes.js";
-import { probeRoutes } from "./probe-routes.js";
-import { serverRoutes } from "./server-routes.js";
-import { toolRoutes } from "./tool-routes.js";
-import { answerAfterUnreadBody } from "./unread-body.js";
+import type { Authenticator } from "./shared/auth.js";
+import { boundedJsonParser } from "./shared/bounded-json.js";
+import { consoleLinks, DEFAULT_LINKS } from "./shared/console-links.js";
+import type { ConsoleLinks } from "./shared/console-links.js";
+import { consoleRoutes } from "./doors/console/console-routes.js";
+import { GatewayError } from "./shared/deps.js";
+import type { GatewayDeps } from "./shared/deps.js";
+import { asksToRetry, errorBody, ErrorBodySchema, httpErrorOf, RETRY_AFTER_SECONDS } from "./shared/errors.js";
+import { guardApi, guardLoopbackHost } from "./shared/http-guard.js";
+import type { RateLimitSettings } from "./shared/http-guard.js";
+import { protoJsonSchemas } from "./shared/proto-json-schema.js";
+import type { GatewayLimits } from "./shared/requests.js";
+import { DEFAULT_MCP_OPTIONS, mcpDoor } from "./doors/mcp/mcp-door.js";
+import type { McpDoorOptions } from "./doors/mcp/mcp-door.js";
+import { anthropicMessages } from "./doors/anthropic-messages/anthropic-messages.js";
+import { DEFAULT_PROXY_SETTINGS } from "./shared/model-api/model-upstream.js";
+import type { ProxySettings } from "./shared/model-api/model-upstream.js";
+import { openAiProxy } from "./doors/openai-chat/openai-proxy.js";
+import { openAiResponses } from "./doors/responses/openai-responses.js";
+import { fleetRoutes } from "./doors/http-api/fleet-routes.js";
+import { packetListRoutes } from "./doors/http-api/packet-list-routes.js";
+import { packetRoutes } from "./doors/http-api/packet-routes.js";
+import { probeRoutes } from "./doors/http-api/probe-routes.js";
+import { serverRoutes } from "./doors/http-api/server-routes.js";
+import { toolRoutes } from "./doors/http-api/tool-routes.js";
+import { answerAfterUnreadBody } from "./shared/unread-body.js";
 
 export interface AppOptions extends GatewayLimits {
   /** Who may call the API, and as which tenant. */

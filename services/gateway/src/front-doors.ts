@@ -7,18 +7,18 @@ import { listenOrExit } from "@switchyard/runtime";
 import type { ServiceContext } from "@switchyard/runtime";
 import type { ServerUrlPolicy } from "@switchyard/config";
 import { buildApp } from "./app.js";
-import { isLoopback } from "./auth.js";
-import type { Authenticator } from "./auth.js";
+import { isLoopback } from "./shared/auth.js";
+import type { Authenticator } from "./shared/auth.js";
 import { tenantLimit } from "./config.js";
 import type { Config } from "./config.js";
-import { consoleLinks } from "./console-links.js";
-import { buildGrpcServer, ROUTER_SERVICE_NAME } from "./grpc-server.js";
-import { parseUserDomains } from "./mcp-session.js";
-import { LivePackets, livePacketsObserver } from "./live-packets.js";
-import { RECENT_PACKETS_PER_TENANT, RecentPackets } from "./recent-packets.js";
-import { watchNatsAvailability } from "./nats-availability.js";
-import { modelDoorUpstreams } from "./model-upstream.js";
-import { createNatsDeps } from "./nats-deps.js";
+import { consoleLinks } from "./shared/console-links.js";
+import { buildGrpcServer, ROUTER_SERVICE_NAME } from "./doors/grpc/grpc-server.js";
+import { parseUserDomains } from "./doors/mcp/mcp-session.js";
+import { LivePackets, livePacketsObserver } from "./fleet/live-packets.js";
+import { RECENT_PACKETS_PER_TENANT, RecentPackets } from "./fleet/recent-packets.js";
+import { watchNatsAvailability } from "./fleet/nats-availability.js";
+import { modelDoorUpstreams } from "./shared/model-api/model-upstream.js";
+import { createNatsDeps } from "./fleet/nats-deps.js";
 
 export interface FrontDoorOptions {
   /** Who may call, throttled (auth-throttle.ts). */

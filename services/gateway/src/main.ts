@@ -8,10 +8,10 @@ import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
 import { readConfig, serverUrlPolicy } from "@switchyard/config";
 import { WaitingPackets } from "@switchyard/bus";
 import { drainOnSignals, exitOnSettingsError, startService, watchFleetBacklog } from "@switchyard/runtime";
-import { authenticatorFrom, localModeExposure } from "./auth.js";
-import { throttleAuthFailures } from "./auth-throttle.js";
+import { authenticatorFrom, localModeExposure } from "./shared/auth.js";
+import { throttleAuthFailures } from "./shared/auth-throttle.js";
 import { configSchema } from "./config.js";
-import { reconcilerSettings, runReconciler } from "./packet-reconciler.js";
+import { reconcilerSettings, runReconciler } from "./fleet/packet-reconciler.js";
 
 register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
 exitOnSettingsError("gateway");

@@ -5,8 +5,8 @@ import type { MessageParam, ToolUnion } from "@anthropic-ai/sdk/resources/messag
 import { startScriptedAnthropicServer } from "@switchyard/test-fixtures";
 import type { MessagesAnswer, ScriptedAnthropicServer } from "@switchyard/test-fixtures";
 import { buildApp } from "../src/app.js";
-import { apiKeyAuthenticator } from "../src/auth.js";
-import { TOOLS_HEADER, UNOFFERED_HEADER } from "../src/model-upstream.js";
+import { apiKeyAuthenticator } from "../src/shared/auth.js";
+import { TOOLS_HEADER, UNOFFERED_HEADER } from "../src/shared/model-api/model-upstream.js";
 import { InMemoryGatewayDeps } from "./in-memory-deps.js";
 import { serveAnthropic } from "./test-servers.js";
 

@@ -6,9 +6,9 @@ import { RouteRequestSchema, RouteResponseSchema, Turn_Role } from "@switchyard/
 import { processMetrics } from "@switchyard/telemetry";
 import { promSample } from "@switchyard/test-fixtures";
 import { buildApp } from "../src/app.js";
-import { localAuthenticator } from "../src/auth.js";
-import { GatewayError } from "../src/deps.js";
-import { messageJson } from "../src/json.js";
+import { localAuthenticator } from "../src/shared/auth.js";
+import { GatewayError } from "../src/shared/deps.js";
+import { messageJson } from "../src/shared/json.js";
 import { CATALOG, InMemoryGatewayDeps, NEEDS_APPROVAL } from "./in-memory-deps.js";
 
 const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth: localAuthenticator };

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { approvalHolds, newPacket, Packet_State, requestApproval, routingOf, SelectedToolSchema, ToolRoutingState_ExecutionStatus } from "@switchyard/packet";
 import type { Packet } from "@switchyard/packet";
-import { approveCall, denyCall } from "../src/approvals.js";
+import { approveCall, denyCall } from "../src/fleet/approvals.js";
 
 const NOW = Date.parse("2026-11-22T12:00:00Z");
 const TTL = 60_000;

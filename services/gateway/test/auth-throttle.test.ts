@@ -5,9 +5,9 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { Router } from "@switchyard/packet";
 import { buildApp } from "../src/app.js";
-import { apiKeyAuthenticator, localAuthenticator } from "../src/auth.js";
-import { peerAddress, throttleAuthFailures } from "../src/auth-throttle.js";
-import { buildGrpcServer } from "../src/grpc-server.js";
+import { apiKeyAuthenticator, localAuthenticator } from "../src/shared/auth.js";
+import { peerAddress, throttleAuthFailures } from "../src/shared/auth-throttle.js";
+import { buildGrpcServer } from "../src/doors/grpc/grpc-server.js";
 import { InMemoryGatewayDeps } from "./in-memory-deps.js";
 import { serveGrpcInSuite } from "./test-servers.js";
 

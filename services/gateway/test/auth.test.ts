@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ConfigError } from "@switchyard/config";
-import { apiKeyAuthenticator, authenticatorFrom, bearerToken, LOCAL_TENANT, localModeExposure, parseApiKeys } from "../src/auth.js";
+import { apiKeyAuthenticator, authenticatorFrom, bearerToken, LOCAL_TENANT, localModeExposure, parseApiKeys } from "../src/shared/auth.js";
 
 const KEY_A = "key-a-0123456789abcdef";
 const KEY_B = "key-b-0123456789abcdef";

@@ -2,8 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { InjectOptions } from "fastify";
 import { buildApp } from "../src/app.js";
-import { localAuthenticator } from "../src/auth.js";
-import { MAX_JSON_DEPTH, structureProblem, utf8Text } from "../src/bounded-json.js";
+import { localAuthenticator } from "../src/shared/auth.js";
+import { MAX_JSON_DEPTH, structureProblem, utf8Text } from "../src/shared/bounded-json.js";
 import { InMemoryGatewayDeps } from "./in-memory-deps.js";
 
 const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth: localAuthenticator };

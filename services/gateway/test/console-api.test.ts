@@ -6,8 +6,8 @@ import { join } from "node:path";
 import type { InjectOptions } from "fastify";
 import { buildApp } from "../src/app.js";
 import type { AppOptions } from "../src/app.js";
-import { apiKeyAuthenticator, localAuthenticator } from "../src/auth.js";
-import { throttleAuthFailures } from "../src/auth-throttle.js";
+import { apiKeyAuthenticator, localAuthenticator } from "../src/shared/auth.js";
+import { throttleAuthFailures } from "../src/shared/auth-throttle.js";
 import { InMemoryGatewayDeps, NEEDS_APPROVAL } from "./in-memory-deps.js";
 
 const KEY_A = "console-key-a-0123456789";

@@ -5,8 +5,8 @@ import type { DescMessage } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { Router } from "@switchyard/packet";
 import type { Packet, SubmitPacketResponse } from "@switchyard/packet";
-import { apiKeyAuthenticator } from "../src/auth.js";
-import { buildGrpcServer } from "../src/grpc-server.js";
+import { apiKeyAuthenticator } from "../src/shared/auth.js";
+import { buildGrpcServer } from "../src/doors/grpc/grpc-server.js";
 import { InMemoryGatewayDeps, PRIVATE_TENANT } from "./in-memory-deps.js";
 import { serveGrpcInSuite } from "./test-servers.js";
 

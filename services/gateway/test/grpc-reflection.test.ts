@@ -2,8 +2,8 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
 import { GrpcReflection } from "grpc-js-reflection-client";
-import { apiKeyAuthenticator } from "../src/auth.js";
-import { buildGrpcServer } from "../src/grpc-server.js";
+import { apiKeyAuthenticator } from "../src/shared/auth.js";
+import { buildGrpcServer } from "../src/doors/grpc/grpc-server.js";
 import { CATALOG, InMemoryGatewayDeps } from "./in-memory-deps.js";
 import { serveGrpcInSuite } from "./test-servers.js";
 

@@ -6,9 +6,9 @@ import * as grpc from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
 import { Packet_State, Router, RoutingCandidate_Source, ToolRoutingState_ExecutionStatus, Turn_Role } from "@switchyard/packet";
 import { grpcServiceDefinition } from "@switchyard/grpc";
-import { localAuthenticator } from "../src/auth.js";
-import { buildGrpcServer, ROUTER_SERVICE_NAME } from "../src/grpc-server.js";
-import { GatewayError } from "../src/deps.js";
+import { localAuthenticator } from "../src/shared/auth.js";
+import { buildGrpcServer, ROUTER_SERVICE_NAME } from "../src/doors/grpc/grpc-server.js";
+import { GatewayError } from "../src/shared/deps.js";
 import { CATALOG, InMemoryGatewayDeps, NEEDS_APPROVAL } from "./in-memory-deps.js";
 
 const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth: localAuthenticator };

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import type { InjectOptions } from "fastify";
 import { buildApp } from "../src/app.js";
 import type { AppOptions } from "../src/app.js";
-import { apiKeyAuthenticator } from "../src/auth.js";
-import { GatewayError } from "../src/deps.js";
+import { apiKeyAuthenticator } from "../src/shared/auth.js";
+import { GatewayError } from "../src/shared/deps.js";
 import { InMemoryGatewayDeps, NEEDS_APPROVAL } from "./in-memory-deps.js";
 
 const KEY_A = "key-a-0123456789abcdef";

@@ -41,14 +41,13 @@ import type {
   ToolExample,
   Turn,
 } from "@switchyard/packet";
-import { approveCall, denyCall } from "../src/approvals.js";
-import { callPacket, resolveTool } from "../src/direct-call.js";
-import { withShown } from "../src/mcp-session.js";
-import { GatewayError, ownedBy } from "../src/deps.js";
-import type { GatewayDeps } from "../src/deps.js";
-import type { Caller } from "../src/auth.js";
-import { fleetStatus } from "../src/fleet-status.js";
-import { RECENT_PACKETS_PER_TENANT, RecentPackets } from "../src/recent-packets.js";
+import { approveCall, denyCall } from "../src/fleet/approvals.js";
+import { callPacket, resolveTool } from "../src/fleet/direct-call.js";
+import { GatewayError, ownedBy, withShown } from "../src/shared/deps.js";
+import type { GatewayDeps } from "../src/shared/deps.js";
+import type { Caller } from "../src/shared/auth.js";
+import { fleetStatus } from "../src/fleet/fleet-status.js";
+import { RECENT_PACKETS_PER_TENANT, RecentPackets } from "../src/fleet/recent-packets.js";
 import type { FleetService } from "@switchyard/runtime";
 
 /** What a door handed over, as the tests read it: the request's fields, the tenant beside them. */

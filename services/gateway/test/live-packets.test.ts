@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { decodePacketSummary, encodePacket, finish, newPacket, Packet_State } from "@switchyard/packet";
-import { GatewayError } from "../src/deps.js";
-import { LivePackets } from "../src/live-packets.js";
+import { GatewayError } from "../src/shared/deps.js";
+import { LivePackets } from "../src/fleet/live-packets.js";
 
 function packetOf(tenant: string, state: Packet_State) {
   const packet = newPacket({ message: "hi" });

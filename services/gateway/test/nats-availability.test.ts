@@ -4,8 +4,8 @@ import { errors as natsErrors } from "@nats-io/nats-core";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { connect } from "@nats-io/transport-node";
 import { suiteNats } from "@switchyard/test-fixtures";
-import { GatewayError } from "../src/deps.js";
-import { NATS_UNAVAILABLE, watchNatsAvailability, whileNatsAvailable } from "../src/nats-availability.js";
+import { GatewayError } from "../src/shared/deps.js";
+import { NATS_UNAVAILABLE, watchNatsAvailability, whileNatsAvailable } from "../src/fleet/nats-availability.js";
 
 const up = { connected: () => true, awaitConnection: async () => true };
 const down = { connected: () => false, awaitConnection: async () => false };

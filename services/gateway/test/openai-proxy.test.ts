@@ -5,8 +5,8 @@ import OpenAI from "openai";
 import { startScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import type { ChatAnswer, ScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import { buildApp } from "../src/app.js";
-import { apiKeyAuthenticator } from "../src/auth.js";
-import { TOOLS_HEADER, UNOFFERED_HEADER } from "../src/model-upstream.js";
+import { apiKeyAuthenticator } from "../src/shared/auth.js";
+import { TOOLS_HEADER, UNOFFERED_HEADER } from "../src/shared/model-api/model-upstream.js";
 import { InMemoryGatewayDeps } from "./in-memory-deps.js";
 import { serveOpenAi } from "./test-servers.js";
 

@@ -2,7 +2,7 @@ import { it } from "node:test";
 import assert from "node:assert/strict";
 import { ConfigError, readConfig } from "@switchyard/config";
 import { configSchema } from "../src/config.js";
-import { reconcilerSettings } from "../src/packet-reconciler.js";
+import { reconcilerSettings } from "../src/fleet/packet-reconciler.js";
 
 it("reconciler settings - on by default, every 15 s, a minute's horizon, 3 resumes", () => {
   assert.deepEqual(reconcilerSettings(readConfig(configSchema, {})), { horizonMs: 60_000, intervalMs: 15_000, maxResumes: 3 });

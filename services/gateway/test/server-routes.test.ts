@@ -4,7 +4,7 @@ import type { InjectOptions } from "fastify";
 import { serverUrlPolicy } from "@switchyard/config";
 import { buildApp } from "../src/app.js";
 import type { AppOptions } from "../src/app.js";
-import { apiKeyAuthenticator, localAuthenticator } from "../src/auth.js";
+import { apiKeyAuthenticator, localAuthenticator } from "../src/shared/auth.js";
 import { InMemoryGatewayDeps } from "./in-memory-deps.js";
 
 const KEY = "key-a-0123456789abcdef";

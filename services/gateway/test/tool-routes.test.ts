@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { buildApp } from "../src/app.js";
-import { apiKeyAuthenticator, localAuthenticator } from "../src/auth.js";
+import { apiKeyAuthenticator, localAuthenticator } from "../src/shared/auth.js";
 import { InMemoryGatewayDeps, PRIVATE_TENANT } from "./in-memory-deps.js";
 
 const LIMITS = { bodyLimitBytes: 1048576, maxMessageChars: 32768, maxHistoryTurns: 50, auth: localAuthenticator };
