@@ -52,10 +52,13 @@ function variablesRead(service: ServiceName): Map<string, unknown> {
 const envFiles = readdirSync(ENV_DIR).filter((file) => file.endsWith(".env"));
 
 describe("deploy environment", () => {
-  it("env - every variable a service reads is documented in the README", () => {
-    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  it("env - every variable a service reads is documented in the README or docs/", () => {
+    const docs = new URL("../docs/", import.meta.url);
+    const text = [new URL("../README.md", import.meta.url), ...readdirSync(docs).filter((f) => f.endsWith(".md")).map((f) => new URL(f, docs))]
+      .map((file) => readFileSync(file, "utf8"))
+      .join("\n");
     for (const service of SERVICES) {
-      for (const name of variablesRead(service).keys()) assert.ok(readme.includes(`\`${name}\``), `${service} reads ${name}, which README.md does not document`);
+      for (const name of variablesRead(service).keys()) assert.ok(text.includes(`\`${name}\``), `${service} reads ${name}, which neither README.md nor docs/ documents`);
     }
   });
 

@@ -18,14 +18,14 @@ export const configSchema = Type.Object(
       minimum: 0,
       maximum: 2,
       default: 0.3,
-      description: "Sampling temperature of the reviewer model (seed 000 §4.1 review_selection).",
+      description: "Sampling temperature of the reviewer model: low, so that the same call gets the same review.",
     }),
     ...llmConfigProperties,
     REVIEW_CONFIDENCE_THRESHOLD: Type.Number({
       minimum: 0,
       maximum: 1,
       default: 0.7,
-      description: "Reviews below this confidence never execute (seed 000 §4.3).",
+      description: "Reviews below this confidence never execute.",
     }),
     LOW_CONFIDENCE_ACTION: Type.Enum(["skip", "ask"], {
       default: "skip",

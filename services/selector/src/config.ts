@@ -19,7 +19,7 @@ export const configSchema = Type.Object(
       minimum: 0,
       maximum: 2,
       default: 0.15,
-      description: "Sampling temperature of the selector model: low, so that the same request gets the same call (seed 000 §4.1).",
+      description: "Sampling temperature of the selector model: low, so that the same request gets the same call.",
     }),
     ...llmConfigProperties,
     SELECTOR_ALTERNATIVES: Type.Integer({
