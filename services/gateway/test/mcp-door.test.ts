@@ -51,6 +51,8 @@ describe("gateway mcp - a small catalog is listed whole", () => {
   it("gateway mcp - tools/list: client-safe names, annotations from the side effect, another tenant's tool absent", async () => {
     const client = await s.connect(KEY);
     assert.equal(client.getServerVersion()?.name, "switchyard");
+    assert.doesNotMatch(client.getInstructions() ?? "", /search_tools|call_tool/, "the instructions name no tool tools/list does not show");
+    assert.match(client.getInstructions() ?? "", /approval/);
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), ["core_clarify", "filesystem_read_file", "filesystem_write_file"]);
     for (const tool of tools) assert.match(tool.name, /^[a-zA-Z0-9_-]{1,64}$/);
@@ -132,8 +134,10 @@ describe("gateway mcp - a large catalog behind the meta-tools", () => {
   after(async () => s.close());
 
   it("gateway mcp - tools/list is the core tools and search_tools, call_tool, call; call's description lists pools and actions", async () => {
-    const { tools } = await (await s.connect(KEY)).listTools();
+    const client = await s.connect(KEY);
+    const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name), ["core_clarify", "search_tools", "call_tool", "call"]);
+    assert.match(client.getInstructions() ?? "", /search_tools \{query\}.*call_tool \{name, arguments\}/);
     const call = tools.find((t) => t.name === "call")!;
     assert.match(call.description!, /^filesystem:\n {2}- read_file: Read a file\n {2}- write_file: Write a file$/m);
     assert.doesNotMatch(call.description!, /post_entry/, "another tenant's pool is not described");

@@ -72,10 +72,10 @@ export function requestRules(limits: Pick<GatewayLimits, "maxMessageChars" | "ma
   const history: FieldRule = { schema: { maxItems: limits.maxHistoryTurns, description: "Earlier turns, oldest first" } };
   const tools: FieldRule = { items: TOOL_NAME, schema: { description: "Allow-list of tool names; absent or empty means the whole catalog" } };
   const group = { minLength: 1, maxLength: MAX_GROUP_CHARS };
-  const pools: FieldRule = { items: group, schema: { description: "Only tools of these pools (seed 004); absent or empty means all" } };
+  const pools: FieldRule = { items: group, schema: { description: "Only tools of these pools (groups of related tools, a server's by default); absent or empty means all" } };
   const domains: FieldRule = {
     items: group,
-    schema: { description: "Only tools serving one of these domains (seed 003), e.g. files, web; absent or empty means all" },
+    schema: { description: "Only tools serving one of these subject domains, e.g. files, web; absent or empty means all" },
   };
   const sessionId: FieldRule = { schema: { minLength: 1, maxLength: MAX_ID_CHARS } };
   const wait: FieldRule = { schema: { default: true, description: "Wait for the finished packet, or return 202 with its id at once" } };

@@ -38,9 +38,9 @@ const registration = Type.Object(
         "Its MCP streamable HTTP endpoint, e.g. https://tools.example.com/mcp: https, on no private, link-local, loopback or metadata address " +
         "unless SERVER_URL_ALLOW lets the host through (then http too); in local mode also http to loopback",
     }),
-    pool: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_GROUP_CHARS, description: "The pool of its tools (seed 004); its name when absent" })),
+    pool: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_GROUP_CHARS, description: "The pool (a group of related tools) of its tools; its name when absent" })),
     domains: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: MAX_GROUP_CHARS }), { maxItems: 32, uniqueItems: true, description: "Subject domains of its tools (seed 003)" }),
+      Type.Array(Type.String({ minLength: 1, maxLength: MAX_GROUP_CHARS }), { maxItems: 32, uniqueItems: true, description: "Subject domains of its tools, e.g. files, web" }),
     ),
     core: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 256, uniqueItems: true, description: "Its tools always offered, by the names the server lists them under" }),

@@ -30,7 +30,7 @@ import { GatewayError } from "../../shared/deps.js";
 import type { GatewayDeps } from "../../shared/deps.js";
 import type { ConsoleLinks } from "../../shared/console-links.js";
 import { callerOf, exposedTools, remember } from "./mcp-session.js";
-import { CALL_POOL, CALL_TOOL, ExposedNames, mcpTool, metaTools, poolTool, SEARCH_TOOLS } from "./mcp-tools.js";
+import { CALL_POOL, CALL_TOOL, doorInstructions, ExposedNames, mcpTool, metaTools, poolTool, SEARCH_TOOLS } from "./mcp-tools.js";
 
 export interface McpDoorOptions {
   /** A catalog of at most this many tools is listed whole; a larger one through the meta-tools. */
@@ -86,7 +86,10 @@ export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions, limits: Pick
       if (invalid) return reply.code(200).send(invalid);
       // A refusal to retry sets Retry-After on the answer the transport writes.
       const retryLater = () => reply.raw.setHeader("retry-after", String(RETRY_AFTER_SECONDS));
-      const server = serverFor(deps, request.tenant, options, limits, links, retryLater);
+      // Only `initialize` answers with instructions, which name the meta-tools only when tools/list shows them.
+      const initializing = (message as { method?: unknown } | null)?.method === "initialize";
+      const instructions = initializing ? doorInstructions((await routable(deps, request.tenant)).length, options.listAllMaxTools) : undefined;
+      const server = serverFor(deps, request.tenant, options, limits, links, retryLater, instructions);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       reply.raw.on("close", () => {
@@ -141,6 +144,11 @@ function invalidParams(message: unknown): ReturnType<typeof jsonRpcError> | unde
   return jsonRpcError(ErrorCode.InvalidParams, `${issue?.path.join(".") || "params"}: ${issue?.message ?? "invalid"}`, id);
 }
 
+/** The tenant's catalog as the door shows it: quarantined tools are never listed. */
+async function routable(deps: GatewayDeps, tenant: string): Promise<ToolDefinition[]> {
+  return (await deps.listTools(tenant)).filter((t) => !t.quarantined);
+}
+
 /** An MCP server over the tenant's catalog. */
 function serverFor(
   deps: GatewayDeps,
@@ -149,14 +157,10 @@ function serverFor(
   limits: Pick<GatewayLimits, "maxMessageChars">,
   links: ConsoleLinks,
   retryLater: () => void,
+  instructions: string | undefined,
 ): Server {
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false }, logging: {} },
-    instructions:
-      "Switchyard routes among many tools. Use search_tools to find the tool for a task, then call_tool; " +
-      "or call {pool, action, params} with an action listed in its description. Writes may wait for the user's approval.",
-  });
-  const catalog = async () => (await deps.listTools(tenant)).filter((t) => !t.quarantined);
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false }, logging: {} }, ...(instructions && { instructions }) });
+  const catalog = () => routable(deps, tenant);
   const listsAll = (tools: readonly ToolDefinition[]) => tools.length <= options.listAllMaxTools;
 
   const session = { topK: options.searchDefaultK, keep: options.sessionMaxTools };

@@ -69,6 +69,21 @@ export function mcpTool(tool: ToolDefinition, names: ExposedNames): Tool {
   };
 }
 
+/**
+ * What the door tells a client at `initialize`, true to what its tools/list shows: a catalog
+ * listed whole is just its tools; a larger one is the core tools and the meta-tools that reach the rest.
+ */
+export function doorInstructions(catalogSize: number, listAllMaxTools: number): string {
+  const review =
+    "Switchyard reviews every call first: one that does not fit the request is refused, and a write may wait for " +
+    "a person's approval (the result says where to give it).";
+  if (catalogSize <= listAllMaxTools) return review;
+  return (
+    `These are the core tools of ${catalogSize}. Find any other with ${SEARCH_TOOLS} {query}, then run it with ` +
+    `${CALL_TOOL} {name, arguments}; or use ${CALL_POOL} {pool, action, params} with an action its description lists. ${review}`
+  );
+}
+
 /** The meta-tools, `call`'s description generated from the catalog's pools. */
 export function metaTools(tools: readonly ToolDefinition[]): Tool[] {
   return [
