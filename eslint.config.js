@@ -36,7 +36,12 @@ export default tseslint.config(
     plugins: { "import-x": importX },
     // Sources import each other as "./x.js" (ESM); the file on disk is x.ts. Without the alias
     // import-x resolves no relative import, and no-restricted-paths lets any of them through.
-    settings: { "import-x/resolver-next": [createNodeResolver({ extensionAlias: { ".js": [".ts", ".tsx", ".js"] } })] },
+    // no-cycle follows an import only into files import-x parses: TypeScript's too.
+    settings: {
+      "import-x/resolver-next": [createNodeResolver({ extensionAlias: { ".js": [".ts", ".tsx", ".js"] } })],
+      "import-x/extensions": [".ts", ".tsx", ".js", ".mjs"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts", ".tsx"] },
+    },
     rules: {
       "@typescript-eslint/consistent-type-imports": "error",
       "@typescript-eslint/no-floating-promises": [
