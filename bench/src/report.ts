@@ -36,9 +36,12 @@ export function typoTable(results: readonly EvalResult[]): string {
   return markdownTable(head, rows, 1);
 }
 
-/** The Markdown table of the results, one row per dataset (also used in the root README). */
-export function resultsTable(results: readonly EvalResult[]): string {
-  const head = ["dataset", "n", ...RECALL_KS.map((k) => `R@${k}`), "MRR", "nDCG@10", "no-tool P", "no-tool R", "p50 ms", "p99 ms"];
+/** A result as the tables read it: the committed figures (routing-figures.ts) leave the noisy latency out. */
+export type TableResult = Omit<EvalResult, "latencyMs"> & Partial<Pick<EvalResult, "latencyMs">>;
+
+/** The Markdown table of the results, one row per dataset; `latency: false` leaves the latency columns out (the READMEs' tables). */
+export function resultsTable(results: readonly TableResult[], { latency = true }: { latency?: boolean } = {}): string {
+  const head = ["dataset", "n", ...RECALL_KS.map((k) => `R@${k}`), "MRR", "nDCG@10", "no-tool P", "no-tool R", ...(latency ? ["p50 ms", "p99 ms"] : [])];
   const rows = results.map((r) => [
     r.dataset,
     String(r.n),
@@ -47,14 +50,13 @@ export function resultsTable(results: readonly EvalResult[]): string {
     fmt(r.ndcg10),
     fmt(r.noTool.precision),
     fmt(r.noTool.recall),
-    fmt(r.latencyMs.p50, 2),
-    fmt(r.latencyMs.p99, 2),
+    ...(latency ? [fmt(r.latencyMs?.p50 ?? null, 2), fmt(r.latencyMs?.p99 ?? null, 2)] : []),
   ]);
   return markdownTable(head, rows, 1);
 }
 
 /** Recall and nDCG by tool beside the same by MCP server, one row per dataset whose tools name their server (by-server.ts). */
-export function serverTable(results: readonly EvalResult[]): string {
+export function serverTable(results: readonly TableResult[]): string {
   const head = ["dataset", "n", ...SERVER_KS.map((k) => `R@${k} tool`), "nDCG@10 tool", ...SERVER_KS.map((k) => `R@${k} server`), "nDCG@10 server"];
   const rows = results.flatMap((r) =>
     r.byServer
@@ -78,28 +80,30 @@ const END_LABELS: Record<PipelineEnd, string> = {
 /**
  * Where the cases that need a tool ended, one row per dataset (and per tag where the run
  * has them), with the false "no tool" rate (ended at intent or route) and the no-tool answer's
- * precision and recall.
+ * precision and recall. `calibration: true` adds, beside the calls made, the share right among
+ * them and the ECE (calibrationTable's figures; a tag's row leaves them empty).
  */
-export function outcomeTable(results: readonly EvalResult[]): string {
-  const head = ["dataset", "tool-need model", "falseNoTool", "noToolCalled", "no-tool P", "no-tool R", ...PIPELINE_ENDS.map((end) => END_LABELS[end])];
-  const row = (name: string, model: string, r: Pick<EvalResult, "falseNoTool" | "noToolCalled" | "outcomes" | "noTool">) => [
+export function outcomeTable(results: readonly TableResult[], { calibration = false }: { calibration?: boolean } = {}): string {
+  const beside = (end: PipelineEnd) => calibration && end === "call";
+  const head = ["dataset", "tool-need model", "falseNoTool", "noToolCalled", "no-tool P", "no-tool R", ...PIPELINE_ENDS.flatMap((end) => [END_LABELS[end], ...(beside(end) ? ["right among them", "ECE"] : [])])];
+  const row = (name: string, model: string, r: Pick<EvalResult, "falseNoTool" | "noToolCalled" | "outcomes" | "noTool">, review?: EvalResult["calibration"]) => [
     name,
     model,
     fmt(r.falseNoTool),
     fmt(r.noToolCalled),
     fmt(r.noTool.precision),
     fmt(r.noTool.recall),
-    ...PIPELINE_ENDS.map((end) => String(r.outcomes[end])),
+    ...PIPELINE_ENDS.flatMap((end) => [String(r.outcomes[end]), ...(beside(end) ? [review ? fmt(review.atThreshold.right) : "", review ? fmt(review.ece) : ""] : [])]),
   ];
   const rows = results.flatMap((r) => [
-    row(r.dataset, r.toolNeedModel, r),
+    row(r.dataset, r.toolNeedModel, r, r.calibration),
     ...Object.entries(r.byTag ?? {}).map(([tag, t]) => row(`${r.dataset} · ${tag}`, "", t)),
   ]);
   return markdownTable(head, rows, 2);
 }
 
 /** The review's calibration per dataset: ECE, the calls at or above the threshold and the share right, the skipped ones. */
-export function calibrationTable(results: readonly EvalResult[]): string {
+export function calibrationTable(results: readonly TableResult[]): string {
   const head = ["dataset", "calls scored", "ECE", "calls ≥ threshold", "right among them", "skipped", "right among the skipped"];
   const rows = results.map((r) => {
     const c = r.calibration;
