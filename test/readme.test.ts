@@ -229,6 +229,10 @@ describe("README - every command of its quick start, doors and your-tools sectio
     return found.check;
   };
 
+  it("README - a front page a newcomer reads in ten minutes: at most 300 lines", () => {
+    assert.ok(README.split("\n").length <= 301, `${README.split("\n").length - 1} lines: move reference into docs/`);
+  });
+
   it("README - the quick start's two commands are what pnpm start and CI run", () => {
     const first = blocks.find((b) => b.section === "Quick start" && b.lang === "sh")!;
     assert.deepEqual(commandsOf(first.text), ["npx --yes pnpm@10 install && npx --yes pnpm@10 start", "npx --yes pnpm@10 test"]);

@@ -55,6 +55,24 @@ export function resultsTable(results: readonly TableResult[], { latency = true }
   return markdownTable(head, rows, 1);
 }
 
+/** The README's one table: recall, then how the calls the pipeline made came out and what it got wrong about needing a tool. */
+export function summaryTable(results: readonly TableResult[]): string {
+  const head = ["dataset", "cases", "R@1", "R@5", "nDCG@10", "calls ≥ 0.7", "right among them", "ECE", "falseNoTool", "noToolCalled"];
+  const rows = results.map((r) => [
+    r.dataset,
+    String(r.n),
+    fmt(r.recall["1"] ?? 0),
+    fmt(r.recall["5"] ?? 0),
+    fmt(r.ndcg10),
+    String(r.calibration.atThreshold.n),
+    fmt(r.calibration.atThreshold.right),
+    fmt(r.calibration.ece),
+    fmt(r.falseNoTool),
+    fmt(r.noToolCalled),
+  ]);
+  return markdownTable(head, rows, 1);
+}
+
 /** Recall and nDCG by tool beside the same by MCP server, one row per dataset whose tools name their server (by-server.ts). */
 export function serverTable(results: readonly TableResult[]): string {
   const head = ["dataset", "n", ...SERVER_KS.map((k) => `R@${k} tool`), "nDCG@10 tool", ...SERVER_KS.map((k) => `R@${k} server`), "nDCG@10 server"];

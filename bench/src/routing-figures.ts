@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { EvalResult } from "./evaluate.js";
 import { fillMarked } from "./marked-blocks.js";
 import type { ProgressStream } from "./progress.js";
-import { calibrationTable, outcomeTable, resultsTable, serverTable } from "./report.js";
+import { calibrationTable, outcomeTable, resultsTable, serverTable, summaryTable } from "./report.js";
 import { runEval } from "./run-eval.js";
 
 /** The repository root, from bench/dist or bench/src. */
@@ -68,20 +68,19 @@ const WRITTEN_BY = `<!-- Written by \`${FIGURES_COMMAND}\` (bench/src/routing-fi
 
 /** Each document's generated blocks, by marker name (marked-blocks.ts), paths relative to the root. */
 export function figureDocs(f: RoutingFigures): Record<string, Record<string, string>> {
-  const recall = (link: string) =>
-    `Recall and the no-tool answer offline (no model, no download), made with \`${f.default.command}\` (route latency: [docs/performance.md](${link})):\n\n${resultsTable(f.default.results, { latency: false })}`;
+  const recall =
+    `Recall and the no-tool answer offline (no model, no download), made with \`${f.default.command}\` (route latency: [docs/performance.md](../docs/performance.md)):\n\n${resultsTable(f.default.results, { latency: false })}`;
   const livemcp = `LiveMCPBench's tasks by tool and by MCP server (a task's gold servers against the servers of the top 10 tools, each at its first rank), among its own servers' tools (\`livemcp\`) and among those and the MCP-Zero corpus (\`livemcp-zero\`), made with \`${f.livemcp.command}\`:\n\n${serverTable(f.livemcp.results)}`;
   return {
     "README.md": {
       "routing-figures": [
         WRITTEN_BY,
-        recall("docs/performance.md"),
-        `Where the requests that need a tool ended, same run: falseNoTool, those answered "no tool" at intent or route; noToolCalled, messages that need no tool which ended in a call; right among them, the calls at or above the review's threshold (0.7) with a tool the case expects; ECE, the review confidence's calibration error:\n\n${outcomeTable(f.default.results, { calibration: true })}`,
-        livemcp,
+        `Offline (no model), each catalog's tool-need model fit without it, made with \`${f.default.command}\`: recall of the router; the calls made at or above the review's 0.7 and how many were right, and the review confidence's calibration error (ECE); requests that needed a tool answered "no tool" (falseNoTool), and messages that needed none that ended in a call (noToolCalled):\n\n${summaryTable(f.default.results)}`,
+        `LiveMCPBench's 95 tasks among its 527 MCP tools, and among 3,265 with the MCP-Zero corpus, by tool and by server ([how each is counted](bench/README.md#real-mcp-tools-livemcpbench-alone-and-among-mcp-zero)), made with \`${f.livemcp.command}\`:\n\n${serverTable(f.livemcp.results)}`,
       ].join("\n\n"),
     },
     "bench/README.md": {
-      "routing-figures:recall": `${WRITTEN_BY}\n\n${recall("../docs/performance.md")}`,
+      "routing-figures:recall": `${WRITTEN_BY}\n\n${recall}`,
       "routing-figures:livemcp": `${WRITTEN_BY}\n\n${livemcp}`,
       "routing-figures:outcomes": `${WRITTEN_BY}\n\nWhere the cases that need a tool ended, made with \`${f.default.command}\` (leave one catalog out; \`--by-tag\` adds a row per tag):\n\n${outcomeTable(f.default.results)}`,
       "routing-figures:calibration": `${WRITTEN_BY}\n\nMade with \`${f.default.command}\`:\n\n${calibrationTable(f.default.results)}`,
