@@ -1,4 +1,4 @@
-// `pnpm docs`: writes docs/configuration.md, the configuration reference, from the built
+// `pnpm run docs`: writes docs/configuration.md, the configuration reference, from the built
 // TypeBox schemas of every service (run after `tsc -b`). `node scripts/docs.mjs <dir>` writes
 // it into <dir> instead: test/configuration-reference.test.ts compares that with the committed one.
 import { mkdirSync, writeFileSync } from "node:fs";

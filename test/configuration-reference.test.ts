@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
-it("docs - docs/configuration.md is the reference the services' config schemas write (run `pnpm docs` after changing a setting)", () => {
+it("docs - docs/configuration.md is the reference the services' config schemas write (run `pnpm run docs` after changing a setting)", () => {
   const out = mkdtempSync(join(tmpdir(), "switchyard-docs-"));
   try {
     execFileSync(process.execPath, [join(ROOT, "scripts/docs.mjs"), out], { stdio: "pipe" });

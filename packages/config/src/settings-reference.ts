@@ -1,6 +1,6 @@
 /**
  * The configuration reference, written from the services' TypeBox schemas themselves
- * (`pnpm docs` → docs/configuration.md), so that what a setting means, its default and
+ * (`pnpm run docs` → docs/configuration.md), so that what a setting means, its default and
  * the values it takes cannot drift from the code that reads it.
  */
 
