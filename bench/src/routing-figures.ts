@@ -75,7 +75,7 @@ export function figureDocs(f: RoutingFigures): Record<string, Record<string, str
     "README.md": {
       "routing-figures": [
         WRITTEN_BY,
-        `Offline (no model), each catalog's tool-need model fit without it, made with \`${f.default.command}\`: recall of the router; the calls made at or above the review's 0.7 and how many were right, and the review confidence's calibration error (ECE); requests that needed a tool answered "no tool" (falseNoTool), and messages that needed none that ended in a call (noToolCalled):\n\n${summaryTable(f.default.results)}`,
+        `Routing quality on public benchmarks, offline (no model), each catalog's tool-need model fit without it ([bench/README.md](bench/README.md) defines each figure), made with \`${f.default.command}\`: recall of the router; the calls made at or above the review's 0.7 and how many were right, and the review confidence's calibration error (ECE); requests that needed a tool answered "no tool" (falseNoTool), and messages that needed none that ended in a call (noToolCalled):\n\n${summaryTable(f.default.results)}`,
         `LiveMCPBench's 95 tasks among its 527 MCP tools, and among 3,265 with the MCP-Zero corpus, by tool and by server ([how each is counted](bench/README.md#real-mcp-tools-livemcpbench-alone-and-among-mcp-zero)), made with \`${f.livemcp.command}\`:\n\n${serverTable(f.livemcp.results)}`,
       ].join("\n\n"),
     },
