@@ -159,6 +159,10 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
         { name: "servers", description: "MCP servers registered at run time (admin keys)" },
         { name: "health", description: "Probes, and the fleet's state for the console" },
         { name: "console", description: "The console's sign-in: the API key in an HttpOnly cookie, accepted by every /v1 route" },
+        {
+          name: "agent doors",
+          description: "The protocols agents already speak: an MCP server, and the OpenAI and Anthropic model APIs with each request's tools trimmed to the turn",
+        },
       ],
       components: {
         securitySchemes: {
@@ -173,9 +177,11 @@ export function buildApp(deps: GatewayDeps, opts: AppOptions) {
     },
     transformObject: (document) => {
       if (!("openapiObject" in document)) return document.swaggerObject;
-      // @fastify/swagger marks every request body required; the deny body is optional (preValidation supplies {}).
-      const deny = document.openapiObject.paths?.["/v1/packets/{packetId}/deny"]?.post;
-      if (deny?.requestBody && "content" in deny.requestBody) deny.requestBody.required = false;
+      // @fastify/swagger marks every request body required; these are optional (preValidation supplies {}).
+      for (const path of ["/v1/packets/{packetId}/approve", "/v1/packets/{packetId}/deny"]) {
+        const post = document.openapiObject.paths?.[path]?.post;
+        if (post?.requestBody && "content" in post.requestBody) post.requestBody.required = false;
+      }
       return document.openapiObject;
     },
     // Components are named after the schemas' $id ("switchyard.v1.Packet", "Error") instead of def-0, def-1, ….

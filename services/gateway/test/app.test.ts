@@ -531,6 +531,7 @@ describe("gateway http - OpenAPI", () => {
         "GET /v1/tools",
         "GET /v1/tools/{name}/examples",
         "POST /console/session",
+        "POST /mcp",
         "POST /v1/calls",
         "POST /v1/chat/completions",
         "POST /v1/messages",

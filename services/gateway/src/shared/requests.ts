@@ -46,6 +46,8 @@ const MAX_TOOL_NAME_CHARS = 256;
 const MAX_REASON_CHARS = 2000;
 /** A tool's catalog name, wherever a request names one. */
 const TOOL_NAME = { minLength: 1, maxLength: MAX_TOOL_NAME_CHARS };
+/** A tool's name in a URL path, with the one /docs shows. */
+const TOOL_NAME_PARAM = { ...TOOL_NAME, examples: ["filesystem.get_file_info"] };
 /** An example's id (ToolExample.id), wherever a request names one. */
 const EXAMPLE_ID = { pattern: `^[0-9a-f]{${EXAMPLE_ID_CHARS}}$`, description: "The example's id, as GET /v1/tools/{name}/examples lists it" };
 /** Longest pool or domain name. */
@@ -188,11 +190,11 @@ export function requestSchemas(limits: Pick<GatewayLimits, "maxMessageChars" | "
     listPackets: Type.Unsafe<ListPacketsQuery>(queryOf(requestBodySchema(ListPacketsRequestSchema, rules))),
     packetRef: Type.Object(
       // The id is a key of the packets bucket; anything else could not name a packet.
-      { packetId: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS, pattern: "^[A-Za-z0-9_-]+$" }) },
+      { packetId: Type.String({ minLength: 1, maxLength: MAX_ID_CHARS, pattern: "^[A-Za-z0-9_-]+$", examples: ["0b8f3c52-6a1e-4d7b-9c2f-5e4a1d3b7c90"] }) },
       { additionalProperties: false },
     ),
-    toolRef: Type.Object({ name: Type.String(TOOL_NAME) }, { additionalProperties: false }),
-    exampleRef: Type.Object({ name: Type.String(TOOL_NAME), id: Type.String(EXAMPLE_ID) }, { additionalProperties: false }),
+    toolRef: Type.Object({ name: Type.String(TOOL_NAME_PARAM) }, { additionalProperties: false }),
+    exampleRef: Type.Object({ name: Type.String(TOOL_NAME_PARAM), id: Type.String({ ...EXAMPLE_ID, examples: ["3f1c9a7e5b2d4c60"] }) }, { additionalProperties: false }),
   };
 }
 

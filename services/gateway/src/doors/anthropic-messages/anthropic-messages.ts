@@ -43,6 +43,12 @@ export function anthropicMessages(deps: GatewayDeps, settings: ProxySettings, li
     setting: "ANTHROPIC_BASE_URL",
     errors: { name: "Anthropic's", shape: anthropicError },
     body: MessagesRequest,
+    example: {
+      model: "claude-sonnet-4-5",
+      max_tokens: 1024,
+      messages: [{ role: "user", content: "Weather in Paris?" }],
+      tools: [{ name: "get_weather", description: "Current weather in a city", input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }],
+    },
     timeoutMs: settings.timeoutMs,
     upstream: (request) => anthropicUpstream(settings, request.headers),
     async trim(request, untyped) {

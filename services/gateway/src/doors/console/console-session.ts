@@ -5,6 +5,7 @@ import type { Authenticator, Caller } from "../../shared/auth.js";
 import { CONSOLE_COOKIE, CONSOLE_HEADER, consoleCookieKey, forgeryRefusal, overHttps } from "../../shared/console-cookie.js";
 import { errorBody } from "../../shared/errors.js";
 import { refuseThrottled } from "../../shared/http-guard.js";
+import { withExample } from "../../shared/openapi.js";
 import { errorResponse } from "../../shared/response-schemas.js";
 
 /** How long a sign-in lasts, in seconds: 12 hours. */
@@ -62,7 +63,9 @@ export function consoleSessionRoutes({ auth, jaegerUiUrl }: ConsoleSessionOption
           summary: "Sign the console in with an API key: 204 and an HttpOnly cookie holding it",
           tags: ["console"],
           security: [],
-          body: Type.Object({ apiKey: Type.String({ minLength: 1, maxLength: MAX_KEY_CHARS }) }, { additionalProperties: false }),
+          body: withExample(Type.Object({ apiKey: Type.String({ minLength: 1, maxLength: MAX_KEY_CHARS }) }, { additionalProperties: false }), {
+            apiKey: "sk-team-a-4f7d2c91e8b3",
+          }),
           response: {
             204: Type.Null({ description: "Signed in: Set-Cookie switchyard_console" }),
             401: errorResponse("The key is not valid"),

@@ -7,6 +7,7 @@ import type { GatewayDeps, Submitted } from "../../shared/deps.js";
 import { acceptedJson, messageJson, packetJson } from "../../shared/json.js";
 import { protoRequest, requestSchemas } from "../../shared/requests.js";
 import type { GatewayLimits } from "../../shared/requests.js";
+import { withExample } from "../../shared/openapi.js";
 import { errorResponse, protoResponse } from "../../shared/response-schemas.js";
 
 /** The packet flow over HTTP: submit a request or a call, read a packet, approve or deny its call, say whether its tool was right. */
@@ -25,7 +26,7 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits, links: Co
             "or 202 with the packet id when it is still running after the wait timeout or `wait` is false. " +
             "A packet waiting for approval comes with `Link: <PUBLIC_URL/console/approvals/{packetId}>; rel=\"approval\"`.",
           tags: ["packets"],
-          body: schemas.submitPacket,
+          body: withExample(schemas.submitPacket, { message: "please read the file notes/todo.md" }),
           response: {
             200: protoResponse(PacketSchema, "The finished packet"),
             202: protoResponse(SubmitPacketResponseSchema, "Still running; poll the Location header"),
@@ -51,7 +52,7 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits, links: Co
             "it there or with POST /v1/packets/{id}/approve). 200 with the finished " +
             "packet, or 202 with its id when it is still running.",
           tags: ["packets"],
-          body: schemas.submitCall,
+          body: withExample(schemas.submitCall, { tool: "filesystem.list_directory", arguments: { path: "notes" }, message: "list the files in notes" }),
           response: {
             200: protoResponse(PacketSchema, "The finished packet"),
             202: protoResponse(SubmitPacketResponseSchema, "Still running; poll the Location header"),
@@ -93,7 +94,7 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits, links: Co
             "(the packet then ends), when the packet's call changed since, or when `callHash` names another call.",
           tags: ["packets"],
           params: schemas.packetRef,
-          body: schemas.approve,
+          body: withExample(schemas.approve, { callHash: "b2067453bd423ae3517f329db90aef4a557b6509e4cbebdb15bab00dc030b1a6" }),
           response: {
             200: protoResponse(PacketSchema, "The packet after approval"),
             404: errorResponse("No packet has this id"),
@@ -116,7 +117,7 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits, links: Co
           summary: "Deny the tool call a packet is waiting on; the packet ends",
           tags: ["packets"],
           params: schemas.packetRef,
-          body: schemas.deny,
+          body: withExample(schemas.deny, { reason: "not now" }),
           response: {
             200: protoResponse(PacketSchema, "The packet after the denial"),
             404: errorResponse("No packet has this id"),
@@ -142,7 +143,7 @@ export function packetRoutes(deps: GatewayDeps, limits: GatewayLimits, links: Co
             "for it again); with `tool` it becomes an example of that tool. `correct: true` changes nothing.",
           tags: ["packets"],
           params: schemas.packetRef,
-          body: schemas.feedback,
+          body: withExample(schemas.feedback, { correct: false, tool: "filesystem.list_directory" }),
           response: {
             200: protoResponse(FeedbackResponseSchema, "What changed"),
             400: errorResponse("The request is invalid"),

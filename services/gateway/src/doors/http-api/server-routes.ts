@@ -18,6 +18,7 @@ import type { Authenticator } from "../../shared/auth.js";
 import { GatewayError } from "../../shared/deps.js";
 import type { GatewayDeps } from "../../shared/deps.js";
 import { messageJson } from "../../shared/json.js";
+import { withExample } from "../../shared/openapi.js";
 import { errorResponse, protoResponse } from "../../shared/response-schemas.js";
 import { MAX_GROUP_CHARS } from "../../shared/requests.js";
 
@@ -62,7 +63,7 @@ const registration = Type.Object(
   },
   { additionalProperties: false },
 );
-const serverRef = Type.Object({ name: Type.String({ pattern: SERVER_NAME_PATTERN.source }) }, { additionalProperties: false });
+const serverRef = Type.Object({ name: Type.String({ pattern: SERVER_NAME_PATTERN.source, examples: ["search"] }) }, { additionalProperties: false });
 
 const errors = {
   400: errorResponse("The body is invalid; `field` names the part at fault"),
@@ -90,7 +91,7 @@ export function serverRoutes(deps: Pick<GatewayDeps, "registerServer" | "listSer
             "Every executor runs the server and lists its tools into the catalog. Answers 201 with the tools listed while the request " +
             "waited (WAIT_TIMEOUT_MS), or 202 when none were: the executors could not reach it yet (their logs say why); delete and register it again to retry.",
           tags: ["servers"],
-          body: registration,
+          body: withExample(registration, { name: "search", url: "https://search.example.com/mcp", domains: ["web"], trust: "review" }),
           response: {
             201: protoResponse(RegisterServerResponseSchema, "Registered; its tools as listed"),
             202: protoResponse(RegisterServerResponseSchema, "Registered; no tools listed yet"),

@@ -16,6 +16,7 @@ import type { GatewayDeps } from "../../shared/deps.js";
 import { listToolsJson, messageJson, routeJson } from "../../shared/json.js";
 import { protoRequest, requestSchemas } from "../../shared/requests.js";
 import type { GatewayLimits } from "../../shared/requests.js";
+import { withExample } from "../../shared/openapi.js";
 import { errorResponse, protoResponse } from "../../shared/response-schemas.js";
 
 /**
@@ -37,7 +38,7 @@ export function toolRoutes(
           operationId: "route",
           summary: "Which tools should this turn see? Executes nothing",
           tags: ["route"],
-          body: schemas.route,
+          body: withExample(schemas.route, { message: "list the files in notes", topK: 3 }),
           response: {
             200: protoResponse(RouteResponseSchema, "Core tools and the best matches, with scores"),
             400: errorResponse("The request is invalid"),
@@ -71,7 +72,7 @@ export function toolRoutes(
             "With shared=true (an admin's key) they are every tenant's.",
           tags: ["tools"],
           params: schemas.toolRef,
-          body: schemas.addExamples,
+          body: withExample(schemas.addExamples, { examples: ["how big is notes/todo.md?", "when was this file last changed?"] }),
           response: {
             200: protoResponse(AddExamplesResponseSchema, "The tool's stored examples after the change"),
             400: errorResponse("The request is invalid"),

@@ -29,6 +29,7 @@ import type { GatewayLimits } from "../../shared/requests.js";
 import { GatewayError } from "../../shared/deps.js";
 import type { GatewayDeps } from "../../shared/deps.js";
 import type { ConsoleLinks } from "../../shared/console-links.js";
+import { documentedBody } from "../../shared/openapi.js";
 import { callerOf, exposedTools, remember } from "./mcp-session.js";
 import { CALL_POOL, CALL_TOOL, doorInstructions, ExposedNames, mcpTool, metaTools, poolTool, SEARCH_TOOLS } from "./mcp-tools.js";
 
@@ -53,6 +54,36 @@ export const DEFAULT_MCP_OPTIONS: McpDoorOptions = {
 
 const SERVER_INFO = { name: "switchyard", version: SWITCHYARD_VERSION };
 
+/** POST /mcp as /docs shows it; the body is read by the door itself, in JSON-RPC's words. */
+const POST_SCHEMA = {
+  operationId: "mcp",
+  summary: "Switchyard as an MCP server: the tools the caller's tenant may use, each call reviewed like any packet",
+  description:
+    "MCP over Streamable HTTP, stateless: `tools/list` shows the catalog (whole, or over a large one its core tools beside " +
+    "`search_tools`, `call_tool` and `call`), and every `tools/call` is reviewed, held for approval when it writes, and traced. " +
+    "Send `Accept: application/json, text/event-stream`, as the transport asks.",
+  externalDocs: { description: "MCP Streamable HTTP transport", url: "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports" },
+  tags: ["agent doors"],
+  response: {
+    200: { description: "The JSON-RPC answer" },
+    202: { type: "null", description: "A notification or a response to the server: accepted, no body" },
+    400: { description: "Not JSON, or not a JSON-RPC message: a JSON-RPC error" },
+  },
+};
+const JSON_RPC_MESSAGE = {
+  type: "object",
+  description: "A JSON-RPC 2.0 message: initialize, tools/list, tools/call, …",
+  required: ["jsonrpc"],
+  properties: {
+    jsonrpc: { type: "string", enum: ["2.0"] },
+    id: { description: "A string or a number; absent in a notification" },
+    method: { type: "string" },
+    params: { type: "object", additionalProperties: true },
+  },
+  additionalProperties: true,
+  examples: [{ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "filesystem_read_text_file", arguments: { path: "notes/todo.md" } } }],
+};
+
 /** The route; register it inside the guarded API context (app.ts). */
 export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions, limits: Pick<GatewayLimits, "maxMessageChars">, links: ConsoleLinks): FastifyPluginAsync {
   return async (app) => {
@@ -68,7 +99,7 @@ export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions, limits: Pick
     app.removeContentTypeParser("application/json");
     app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
-    app.post("/mcp", { schema: { hide: true } }, async (request, reply) => {
+    app.post("/mcp", { schema: POST_SCHEMA, config: { swaggerTransform: documentedBody(JSON_RPC_MESSAGE) } }, async (request, reply) => {
       const text = utf8Text(request.body as Buffer);
       if (text === undefined) return reply.code(400).send(jsonRpcError(ErrorCode.ParseError, "the body is not valid UTF-8"));
       let message: unknown;

@@ -55,6 +55,11 @@ export function openAiProxy(deps: GatewayDeps, settings: ProxySettings, limits: 
     setting: "LLM_BASE_URL",
     errors: { name: "OpenAI's", shape: openAiError },
     body: ChatRequest,
+    example: {
+      model: "gpt-4.1-mini",
+      messages: [{ role: "user", content: "Weather in Paris?" }],
+      tools: [{ type: "function", function: { name: "get_weather", description: "Current weather in a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }],
+    },
     timeoutMs: settings.timeoutMs,
     upstream: () => openAiUpstream(settings, "/chat/completions"),
     async trim(request, untyped) {

@@ -45,6 +45,11 @@ export function openAiResponses(deps: GatewayDeps, settings: ProxySettings, limi
     setting: "LLM_BASE_URL",
     errors: { name: "OpenAI's", shape: openAiError },
     body: ResponsesRequest,
+    example: {
+      model: "gpt-4.1-mini",
+      input: "Weather in Paris?",
+      tools: [{ type: "function", name: "get_weather", description: "Current weather in a city", strict: false, parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }],
+    },
     timeoutMs: settings.timeoutMs,
     upstream: () => openAiUpstream(settings, "/responses"),
     async trim(request, untyped) {

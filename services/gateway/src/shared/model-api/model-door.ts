@@ -7,7 +7,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "@fastify/type-provider-typebox";
 import type { TSchema } from "@fastify/type-provider-typebox";
+import type { JsonObject } from "@bufbuild/protobuf";
 import type { ErrorBody } from "../errors.js";
+import { withExample } from "../openapi.js";
 import { configuredUpstream, forwardAnswer, modelApiErrors } from "./model-upstream.js";
 import type { AnswerReader, Upstream } from "./model-upstream.js";
 
@@ -32,6 +34,8 @@ export interface ModelDoor {
   errors: { name: string; shape: (body: ErrorBody) => object };
   /** What the door reads of a request; the rest goes upstream untouched. */
   body: TSchema;
+  /** A request in the API's shape, shown in the OpenAPI document. */
+  example: JsonObject;
   timeoutMs: number;
   upstream(request: FastifyRequest): Upstream;
   /** The request's tools, trimmed for the turn (after the body's validation). */
@@ -48,10 +52,13 @@ export function modelDoor(door: ModelDoor): FastifyPluginAsync {
         schema: {
           operationId: door.operationId,
           summary: `${door.protocol.name}: the request's tools trimmed to the turn's best, then the upstream model's answer as is`,
-          description: `${door.protocol.name}, forwarded to ${door.setting}; the README's "Front doors for agents" says what is trimmed.`,
+          description:
+            "Send all your tools: past PROXY_TOP_K of them, the model is offered only the turn's best, the catalog's core tools, the one " +
+            `\`tool_choice\` names and those used earlier. The answer comes back as the upstream model (${door.setting}) sent it, streaming ` +
+            "included; your Switchyard key never goes upstream.",
           externalDocs: { description: door.protocol.name, url: door.protocol.url },
-          tags: ["route"],
-          body: door.body,
+          tags: ["agent doors"],
+          body: withExample(door.body, door.example),
           response: {
             200: Type.Unsafe({ description: "The upstream model's answer as it was sent: JSON, or server-sent events with stream: true" }),
             400: Type.Unsafe({ description: `The request is invalid (${door.errors.name} error shape)` }),
