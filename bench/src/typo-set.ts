@@ -12,8 +12,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { benchDir } from "@switchyard/bench-data";
 import type { BenchCase } from "@switchyard/bench-data";
-import { scanMessage, trimToken } from "@switchyard/request-text";
-import { mulberry32, STOPWORDS } from "@switchyard/retrieval";
+import { scanMessage, STOPWORDS, trimToken } from "@switchyard/request-text";
+import { mulberry32 } from "@switchyard/retrieval";
 
 export type TypoKind = "swap" | "drop" | "double" | "neighbour";
 

@@ -8,6 +8,7 @@ export { plainWords, scanMessage } from "./scan-message.js";
 export { withoutValues } from "./without-values.js";
 export type { MessageScan, NumberRef, PathRef } from "./scan-message.js";
 export { isSmalltalk, stripSmalltalk } from "./smalltalk.js";
+export { STOPWORDS } from "./stopwords.js";
 export type { Span } from "./span.js";
 export { findPath, pathKindOf, viewsOf } from "./text-views.js";
 export type { TextViews } from "./text-views.js";

@@ -6,8 +6,8 @@
  * must never show in another tenant's corrections.
  */
 import type { ToolDefinition } from "@switchyard/packet";
-import { SpellingVocabulary } from "@switchyard/request-text";
-import { stem, STOPWORDS, toolText } from "./text.js";
+import { SpellingVocabulary, STOPWORDS } from "@switchyard/request-text";
+import { stem, toolText } from "./text.js";
 
 /** An empty vocabulary that never reads a stop word again, nor a word sharing its stem with a catalog word. */
 export function catalogVocabulary(): SpellingVocabulary {

@@ -24,7 +24,7 @@ export type {
 } from "./tool-need.js";
 export { DEFAULT_QDRANT_COLLECTION, DEFAULT_QDRANT_TIMEOUT_MS, QdrantIndex } from "./qdrant-index.js";
 export type { QdrantIndexOptions } from "./qdrant-index.js";
-export { stem, STOPWORDS, tokenize, toolFields, toolText, withoutTenantExamples } from "./text.js";
+export { stem, tokenize, toolFields, toolText, withoutTenantExamples } from "./text.js";
 export type { ToolFields } from "./text.js";
 export {
   DEFAULT_DENSE_WEIGHT,
