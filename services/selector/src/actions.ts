@@ -4,7 +4,7 @@
  * verbs themselves are @switchyard/request-text's), and doubts tools whose name speaks of
  * other things than the request ("read the file" → not read_graph).
  */
-import { isToolVerb, localToolName, splitWords, plainWords, scanMessage } from "@switchyard/request-text";
+import { isToolVerb, localToolName, splitWords, plainWords, scanMessage, STOPWORDS } from "@switchyard/request-text";
 
 /** Words in tool names that name neither an action nor a thing: "list_directory_with_sizes", "get_file_info". */
 const NAME_FILLER = new Set(["with", "by", "of", "to", "from", "for", "in", "on", "the", "a", "an", "and", "or", "all", "get", "set", "as", "is"]);
@@ -24,6 +24,23 @@ export function requestWords(text: string): Set<string> {
   }
   for (const word of plainWords(scan)) for (const stem of stems(word)) words.add(stem);
   return words;
+}
+
+/**
+ * What a request speaks of: its own words outside quotes and paths that are neither function
+ * words nor tool verbs. "which directories can you access?" → directories, access; "what's on my
+ * to-do list?" → none ("list" is a verb to the catalog, the rest function words).
+ */
+export function requestThings(text: string): string[] {
+  const words = plainWords(scanMessage(text)).flatMap(splitWords);
+  return [...new Set(words.filter((w) => w.length > 1 && !STOPWORDS.has(w) && !isToolVerb(w)))];
+}
+
+/** Share of `things` that a tool's own name or description says, word forms compared by `stems` (0 when there are none). */
+export function thingsSaid(things: readonly string[], toolName: string, description: string): number {
+  if (things.length === 0) return 0;
+  const said = new Set(splitWords(`${localToolName(toolName)} ${description}`).flatMap(stems));
+  return things.filter((thing) => stems(thing).some((form) => said.has(form))).length / things.length;
 }
 
 /** The things a tool's name speaks of, as stems: "read_text_file" → text, file; "list_allowed_directories" → allowed, directory, …. */

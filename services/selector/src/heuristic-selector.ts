@@ -35,12 +35,21 @@
  *     cases with known answers (temperature scaling; `pnpm eval` reports the reliability
  *     diagram and the temperature fitted leave-one-catalog-out, bench/README.md).
  *   - requiredFound: a call missing required arguments is less likely what the user meant.
- *     A tool that requires none gets NO_ARGUMENTS_FOUND (0.7), not 1: the request gave no
- *     evidence for it, and a tool is no likelier right for taking nothing (issue 37: argument-
- *     free tools made 19 of 36 wrong calls on a catalog where they were 20 of 94 tools). On
- *     `pnpm eval`, MetaTool (argument-free tools only): ECE 0.064 → 0.035, calls at ≥ 0.7 right
- *     75 % → 79 %, no-tool messages called 19 % → 13 %; BFCL 1,010 → 1,008 right calls,
- *     API-Bank 63 → 63. (0.5 made MetaTool 84 % right but cost BFCL 13 right calls.)
+ *     A tool that requires none, but takes some, gets NO_ARGUMENTS_FOUND (0.7), not 1: the
+ *     request gave no evidence for it, and a tool is no likelier right for taking nothing
+ *     (issue 37: argument-free tools made 19 of 36 wrong calls on a catalog where they were 20
+ *     of 94 tools). On `pnpm eval`, MetaTool (argument-free tools only): ECE 0.064 → 0.035,
+ *     calls at ≥ 0.7 right 75 % → 79 %, no-tool messages called 19 % → 13 %; BFCL 1,010 →
+ *     1,008 right calls, API-Bank 63 → 63. (0.5 made MetaTool 84 % right but cost BFCL 13.)
+ *   - A tool that takes no argument at all has only its text to show for it: requiredFound is
+ *     √(share of the things the request speaks of that its name or description says)
+ *     (actions.ts `requestThings`, `thingsSaid`). "what's on my to-do list?" names nothing
+ *     list_allowed_directories says (0.85 → 0.50, skipped); "which directories can you access?"
+ *     names only what it says (1.00). `pnpm eval --json`, 0.7 → √share: MetaTool calls at ≥ 0.7
+ *     347 → 226, right 79 % → 88 %, no-tool messages called 13 % → 4 %, ECE 0.035 → 0.092
+ *     (under-confident now: right calls that name little of their tool fall below 0.7); BFCL
+ *     1,008 right calls and API-Bank 63 unchanged, LiveMCPBench 11 of 20 → 11 of 19 right. The
+ *     share itself (no root) made MetaTool 91 % right on 114 calls, but ECE 0.154.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { canonicalJson, clamp01, ownToolName } from "@switchyard/packet";
@@ -48,7 +57,7 @@ import type { RoutingCandidate } from "@switchyard/packet";
 import { asksForAnother, requestActions, scanMessage, toolActions } from "@switchyard/request-text";
 import type { Action, MessageScan } from "@switchyard/request-text";
 import { requiredProperties } from "@switchyard/tool-schema";
-import { requestWords, toolNouns } from "./actions.js";
+import { requestThings, requestWords, thingsSaid, toolNouns } from "./actions.js";
 import type { Config } from "./config.js";
 import { extractFromScan, propertiesOf } from "./extract-args.js";
 import type { Extraction } from "./extract-args.js";
@@ -61,6 +70,8 @@ export interface ScoredCandidate {
   extraction: Extraction;
   /** Required properties in the schema. */
   requiredCount: number;
+  /** For a tool that takes no argument: the share of the request's things its name or description says (`thingsSaid`). */
+  thingsSaid?: number;
   retrieval: number;
   argumentFit: number;
   nameFit: number;
@@ -79,7 +90,7 @@ const SINGLE_ITEM_PENALTY = 0.5;
 const FILE_KIND_PENALTY = 0.5;
 /** Multiplier for name fit when the tool's name speaks of other things than the request. */
 const NOUN_MISMATCH_PENALTY = 0.5;
-/** requiredFound of a tool that requires no argument: neither found nor missing (see the module comment). */
+/** requiredFound of a tool that requires no argument but takes some: neither found nor missing (see the module comment). */
 const NO_ARGUMENTS_FOUND = 0.7;
 /** Multiplier for argument fit when the request asks for another object ("the other one?") and the tool takes none. */
 const NO_OBJECT_PENALTY = 0.5;
@@ -120,6 +131,7 @@ export function scoreCandidates(request: SelectionRequest, config: Config): Scor
   const someNounMentioned = named.some((nouns) => intersects(nouns, words));
   // "and the other one?" is the same action on another object: a tool that takes no argument has none to change.
   const wantsObject = asksForAnother(request.text);
+  const things = requestThings(request.text);
 
   const scored = request.candidates.map((candidate, order) => {
     const tool = candidate.tool;
@@ -137,7 +149,8 @@ export function scoreCandidates(request: SelectionRequest, config: Config): Scor
     const deprecated = DEPRECATED.test(tool?.description ?? "");
     const raw = (weights[0] * retrieval + weights[1] * argumentFit + weights[2] * nameFit) / weightSum;
     const score = round(raw * (deprecated ? DEPRECATED_PENALTY : 1));
-    return { candidate, toolName, extraction, requiredCount, retrieval, argumentFit, nameFit, actions, deprecated, score, confidence: 0, order };
+    const said = takesNothing ? { thingsSaid: thingsSaid(things, ownNameOf(candidate), tool?.description ?? "") } : {};
+    return { candidate, toolName, extraction, requiredCount, ...said, retrieval, argumentFit, nameFit, actions, deprecated, score, confidence: 0, order };
   });
 
   scored.sort((a, b) => b.score - a.score || b.retrieval - a.retrieval || a.order - b.order);
@@ -155,9 +168,14 @@ export function withConfidence(ranked: readonly ScoredCandidate[], temperature: 
   return ranked.map((s, i) => {
     // the best is pooled with the candidates that would do the same; an alternative stands alone
     const share = s === best ? ranked.reduce((sum, other, j) => sum + (j === 0 || equivalent(s, other) ? weights[j]! : 0), 0) : weights[i]!;
-    const found = s.requiredCount === 0 ? NO_ARGUMENTS_FOUND : requiredFound(s.extraction, s.requiredCount);
-    return { ...s, confidence: round((total > 0 ? share / total : 0) * (0.5 + 0.5 * found)) };
+    return { ...s, confidence: round((total > 0 ? share / total : 0) * (0.5 + 0.5 * evidenceFound(s))) };
   });
+}
+
+/** requiredFound as confidence counts it: what the request supplied, or for a tool that takes nothing, what it names of it. */
+function evidenceFound(s: ScoredCandidate): number {
+  if (s.thingsSaid !== undefined) return Math.sqrt(s.thingsSaid);
+  return s.requiredCount === 0 ? NO_ARGUMENTS_FOUND : requiredFound(s.extraction, s.requiredCount);
 }
 
 /** The best runner-up that would do something different from the best (see the module comment). */
@@ -222,7 +240,9 @@ function explain(s: ScoredCandidate, ranked: ScoredCandidate[]): string {
   const found = s.requiredCount - s.extraction.missing.length;
   const parts = [
     `${s.toolName}: score ${s.score.toFixed(2)} (retrieval ${s.retrieval.toFixed(2)}, argument fit ${s.argumentFit.toFixed(2)}, name fit ${s.nameFit.toFixed(2)}${s.deprecated ? ", deprecated" : ""})`,
-    `required arguments ${found}/${s.requiredCount}${s.extraction.missing.length > 0 ? `, missing ${s.extraction.missing.join(", ")}` : ""}`,
+    s.thingsSaid !== undefined
+      ? `takes no argument; its name and description say ${Math.round(s.thingsSaid * 100)} % of what the request speaks of`
+      : `required arguments ${found}/${s.requiredCount}${s.extraction.missing.length > 0 ? `, missing ${s.extraction.missing.join(", ")}` : ""}`,
   ];
   if (s.extraction.filled.length > 0) parts.push(`from the request: ${JSON.stringify(s.extraction.args)}`);
   if (s.extraction.unusedPaths.length > 0) parts.push(`unused paths: ${s.extraction.unusedPaths.join(", ")}`);

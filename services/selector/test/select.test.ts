@@ -91,6 +91,30 @@ describe("selector - selectStage", () => {
     assert.ok(routingOf(packet).selectedTool!.selectionConfidence < 0.7);
   });
 
+  it("selector - a tool that takes no argument is not sure of a request that names nothing it says (issue 37)", async () => {
+    // as the default fleet routes it: list_directory lacks its path, list_allowed_directories takes none
+    const packet = packetFor(
+      "what's on my to-do list?",
+      candidates({ "filesystem.list_directory": 0.64, "filesystem.list_allowed_directories": 0.62, "filesystem.list_directory_with_sizes": 0.57, "filesystem.edit_file": 0.22, "memory.search_nodes": 0 }),
+    );
+    await selectStage(packet, { config });
+    const selected = routingOf(packet).selectedTool!;
+    assert.ok(selected.selectionConfidence < 0.7, `${selected.toolName} ${selected.selectionConfidence}`);
+    assert.match(selected.selectionReasoning, /takes no argument; its name and description say 0 % of what the request speaks of/);
+  });
+
+  it("selector - a tool that takes no argument is sure of a request that names what it says", async () => {
+    const packet = packetFor(
+      "which directories can you access?",
+      candidates({ "filesystem.list_allowed_directories": 0.77, "filesystem.list_directory": 0.32, "filesystem.create_directory": 0.32, "filesystem.directory_tree": 0.28 }),
+    );
+    await selectStage(packet, { config });
+    const selected = routingOf(packet).selectedTool!;
+    assert.equal(selected.toolName, "filesystem.list_allowed_directories");
+    assert.ok(selected.selectionConfidence >= 0.7, `confidence ${selected.selectionConfidence}`);
+    assert.match(selected.selectionReasoning, /say 100 % of what the request speaks of/);
+  });
+
   it("selector - no candidates: SKIPPED, COMPLETED, with a reflection", async () => {
     const packet = packetFor("please read the file notes/todo.md", []);
     const outcome = await selectStage(packet, { config });
