@@ -112,7 +112,7 @@ try {
 }
 if (stopAsked.signal.aborted) await stop();
 const ready = Object.fromEntries([...fleet.processes].map(([name, service]) => [name, service.ready]));
-const { auth, grpcPort, warning } = ready.gateway;
+const { auth, grpcPort, warning, modelDoors = {} } = ready.gateway;
 // startFleet runs local mode (AUTH=none, tenant "local") unless AUTH, API_KEYS or API_KEYS_FILE is set.
 const mode = auth === "none" ? "local mode, no API keys (AUTH=none)" : "API keys required (Authorization: Bearer <key>)";
 const stagePorts = SERVICES.slice(1).map((name) => `${name} :${ready[name].healthPort}`).join(", ");
@@ -125,6 +125,8 @@ console.log(
     `  HTTP    ${fleet.gatewayUrl()}   (API docs at /docs, metrics at /metrics)`,
     `  gRPC    127.0.0.1:${grpcPort}`,
     `  stages  /healthz, /readyz, /metrics on ${stagePorts}`,
+    // Each model door's upstream, or the setting that gives it one: a door without is a 503, never a default host.
+    ...Object.entries(modelDoors).map(([door, upstream]) => `  ${door} → ${upstream}`),
     `  data    ${nats ? dataDir : `${dataDir} (JetStream data on ${natsUrl})`}; \`pnpm reset\` starts clean`,
     ...(warning ? [`  WARNING ${warning}`] : []),
     ...(down.length > 0

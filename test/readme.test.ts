@@ -241,6 +241,13 @@ describe("README - every command of its quick start, doors and your-tools sectio
     assert.equal(scriptsOfPackage.start, "pnpm build && node scripts/start.mjs", "this test starts the fleet as `pnpm start` does, after the suite's build");
   });
 
+  it("README - the start banner names the upstream of each model door the README sets", () => {
+    const banner = fleet.output();
+    assert.match(banner, new RegExp(`/v1/chat/completions → ${openai.url}/chat/completions`));
+    assert.match(banner, new RegExp(`/v1/responses → ${openai.url}/responses`));
+    assert.match(banner, new RegExp(`/v1/messages → ${anthropic.url}/v1/messages`));
+  });
+
   it("README - its switchyard.yaml example is a servers file the executor takes", () => {
     const yaml = blocks.filter((b) => b.lang === "yaml");
     assert.ok(yaml.length > 0);

@@ -29,6 +29,7 @@ describe("pnpm start - a local fleet that keeps what it learned, on loopback, an
       assert.match(banner, /HEALTH_PORT=9 ignored/);
       assert.match(banner, new RegExp(`HTTP +http://127\\.0\\.0\\.1:${base}`));
       assert.match(banner, new RegExp(`intent :${base + 1}, embedding-router :${base + 2}, selector :${base + 3}, reviewer :${base + 4}, executor :${base + 5}`));
+      assert.match(banner, /\/v1\/messages → none: set ANTHROPIC_BASE_URL/, "a model door without an upstream says which setting gives it one");
       for (let port = base; port <= base + 5; port++) {
         assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200, `port ${port}`);
       }
