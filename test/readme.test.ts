@@ -6,17 +6,17 @@
 // the fleet, NATS, the MCP servers, curl, jq, the clients and the Inspector are real.
 import { execFile, spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import assert from "node:assert/strict";
+import { freePort } from "@switchyard/local-nats";
 import { startScriptedAnthropicServer, startScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import type { ScriptedAnthropicServer, ScriptedOpenAIServer } from "@switchyard/test-fixtures";
 import { parseServersConfig } from "../services/executor/src/servers-config.js";
-import { fleetSkipReason } from "./harness.js";
+import { eventually, fleetSkipReason } from "./harness.js";
 import { ctrlC, freePortRun, REPO_ROOT, start } from "./start-script.js";
 import type { Started } from "./start-script.js";
 
@@ -215,7 +215,11 @@ describe("README - every command of its quick start, doors and your-tools sectio
     },
     {
       what: /v1\/tools\/filesystem\.get_file_info\/examples -H/,
-      check: (output) => assert.ok(json(output), output),
+      check: (output) => {
+        const answer = json(output);
+        assert.equal(answer.added, 2, output);
+        assert.ok(answer.examples.includes("how big is notes/todo.md?"), output);
+      },
     },
     { what: /^example=\$\(curl/, check: (output) => assert.equal(output, "") },
     {
@@ -269,7 +273,8 @@ describe("README - every command of its quick start, doors and your-tools sectio
       assert.equal(block.lang, "sh", `README.md:${block.line}: a block to run is sh or js`);
       if (block.text.startsWith("# in another terminal")) {
         background.push(runInBackground(onPorts(block.text, ports), ports.everything));
-        await listening(ports.everything);
+        // Up once its endpoint answers at all (a GET without a session is refused, which is enough).
+        await eventually(() => fetch(`http://127.0.0.1:${ports.everything}/mcp`).then(() => true, () => undefined), 60_000, "the README's MCP server");
         continue;
       }
       const commands = commandsOf(block.text);
@@ -310,25 +315,6 @@ function killGroup(pid: number): void {
   } catch {
     // already gone
   }
-}
-
-async function listening(port: number, deadline = Date.now() + 60_000): Promise<void> {
-  for (;;) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, "127.0.0.1", () => (socket.end(), resolve(true))).once("error", () => resolve(false));
-    });
-    if (up) return;
-    assert.ok(Date.now() < deadline, `nothing listens on ${port}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The README's commands use curl and jq. */
