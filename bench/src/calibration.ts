@@ -34,6 +34,13 @@ export interface CalibrationResult {
   atThreshold: { threshold: number; n: number; right: number | null };
   /** Calls skipped for confidence below the threshold, and how many of them had the right tool. */
   skipped: { n: number; right: number };
+  /**
+   * The calls at or above the threshold, and the share right among them, had the confidence been
+   * recalibrated on these very calls, keeping its order (isotonic regression): an optimistic bound
+   * on what any temperature or recalibration of this confidence could give at the threshold. Below
+   * a target, only a selector that orders its calls better can reach it.
+   */
+  recalibrated: { n: number; right: number | null };
 }
 
 const BINS = 10;
@@ -67,5 +74,40 @@ export function calibrationOf(samples: readonly CalibrationSample[], threshold: 
     bins,
     atThreshold: { threshold, n: above.length, right: above.length > 0 ? round(above.filter((s) => s.correct).length / above.length) : null },
     skipped: { n: below.length, right: below.filter((s) => s.correct).length },
+    recalibrated: recalibratedAt(samples, threshold),
   };
+}
+
+/** `CalibrationResult.recalibrated`: the calls whose isotonic fit of correctness on confidence reaches the threshold. */
+function recalibratedAt(samples: readonly CalibrationSample[], threshold: number): CalibrationResult["recalibrated"] {
+  // calls of equal confidence are one point: the fit cannot tell them apart
+  const points = new Map<number, { right: number; n: number }>();
+  for (const s of samples) {
+    const point = points.get(s.confidence) ?? { right: 0, n: 0 };
+    point.right += s.correct ? 1 : 0;
+    point.n++;
+    points.set(s.confidence, point);
+  }
+  const ordered = [...points].sort(([a], [b]) => a - b).map(([, point]) => point);
+  const fit = isotonicFit(ordered.map((p) => ({ value: p.right / p.n, weight: p.n })));
+  const above = ordered.filter((_, i) => fit[i]! >= threshold);
+  const n = above.reduce((sum, p) => sum + p.n, 0);
+  return { n, right: n > 0 ? round(above.reduce((sum, p) => sum + p.right, 0) / n) : null };
+}
+
+/** The non-decreasing sequence closest to the values in weighted squared error (pool adjacent violators). */
+export function isotonicFit(points: readonly { value: number; weight: number }[]): number[] {
+  const blocks: { mean: number; weight: number; size: number }[] = [];
+  for (const { value, weight } of points) {
+    blocks.push({ mean: value, weight, size: 1 });
+    // pool with the block before while that one's mean is higher
+    while (blocks.length > 1 && blocks.at(-2)!.mean > blocks.at(-1)!.mean) {
+      const last = blocks.pop()!;
+      const before = blocks.at(-1)!;
+      before.mean = (before.mean * before.weight + last.mean * last.weight) / (before.weight + last.weight);
+      before.weight += last.weight;
+      before.size += last.size;
+    }
+  }
+  return blocks.flatMap((b) => Array.from({ length: b.size }, () => b.mean));
 }

@@ -120,12 +120,25 @@ export function outcomeTable(results: readonly TableResult[], { calibration = fa
   return markdownTable(head, rows, 2);
 }
 
-/** The review's calibration per dataset: ECE, the calls at or above the threshold and the share right, the skipped ones. */
+/**
+ * The review's calibration per dataset: ECE, the calls at or above the threshold and the share right,
+ * the skipped ones, and the same calls had the confidence been recalibrated in-sample.
+ */
 export function calibrationTable(results: readonly TableResult[]): string {
-  const head = ["dataset", "calls scored", "ECE", "calls ≥ threshold", "right among them", "skipped", "right among the skipped"];
+  const head = ["dataset", "calls scored", "ECE", "calls ≥ threshold", "right among them", "skipped", "right among the skipped", "recalibrated: calls ≥ threshold", "right among them"];
   const rows = results.map((r) => {
     const c = r.calibration;
-    return [r.dataset, String(c.n), fmt(c.ece), String(c.atThreshold.n), fmt(c.atThreshold.right), String(c.skipped.n), String(c.skipped.right)];
+    return [
+      r.dataset,
+      String(c.n),
+      fmt(c.ece),
+      String(c.atThreshold.n),
+      fmt(c.atThreshold.right),
+      String(c.skipped.n),
+      String(c.skipped.right),
+      String(c.recalibrated.n),
+      fmt(c.recalibrated.right),
+    ];
   });
   return markdownTable(head, rows, 1);
 }
@@ -230,6 +243,9 @@ ${models}
 - **calibration**: over the calls the review scored (approved, or skipped for confidence) in cases that
   expect a tool: ECE is the expected calibration error over ten bins of confidence (calls in the bin
   over all calls × |share right − mean confidence|); a call is right when its tool is one the case expects.
+  **recalibrated**: the calls at or above the threshold had the confidence been recalibrated on these very
+  calls, keeping its order (isotonic regression), and the share right among them: an optimistic bound on
+  what any temperature or recalibration of this confidence could give at the threshold.
 - **by server** (datasets whose tools name their MCP server): a case's gold servers (those of its expected
   tools) against the servers of the ranked top 10 tools, each server at its first rank; R@k and nDCG@10 as above.
 - **p50 / p99 ms**: wall time of the router's search per case, in process, embedding of the query included.

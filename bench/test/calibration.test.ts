@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { defaultConfig as routerDefaults } from "@switchyard/embedding-router";
 import { LocalEmbedder } from "@switchyard/retrieval";
 import { defaultConfig as selectorDefaults } from "@switchyard/selector";
-import { calibrationOf } from "../src/calibration.js";
+import { calibrationOf, isotonicFit } from "../src/calibration.js";
 import { evaluate } from "../src/evaluate.js";
 import { fitTemperature, TEMPERATURE_GRID } from "../src/fit-temperature.js";
 import { reliabilityChart, temperatureTable } from "../src/report.js";
@@ -30,6 +30,22 @@ describe("calibration", () => {
     assert.equal(result.ece, Math.round((0.8 * 0.5 + 0.2 * 0.05) * 10_000) / 10_000);
     assert.equal(result.bins[9]!.n, 2, "1.0 and 0.95 fall in the last bin");
     assert.deepEqual(result.skipped, { n: 8, right: 8 });
+  });
+
+  it("calibration - recalibrated: the calls an in-sample recalibration keeping the order would make at the threshold", () => {
+    // at 0.9: 1 right of 4 (25 %); at 0.6: 9 of 10; at 0.3: 0 of 4. Keeping the order, 0.6 and 0.9 pool to 10 of 14 (71 %).
+    const result = calibrationOf([...calls(0.3, 0, 4), ...calls(0.6, 9, 1), ...calls(0.9, 1, 3)], 0.7);
+    assert.deepEqual(result.atThreshold, { threshold: 0.7, n: 4, right: 0.25 });
+    assert.deepEqual(result.recalibrated, { n: 14, right: 0.7143 });
+    // a confidence already calibrated is its own recalibration
+    assert.deepEqual(calibrationOf([...calls(0.25, 1, 3), ...calls(0.75, 3, 1)], 0.7).recalibrated, { n: 4, right: 0.75 });
+    // and one that orders nothing right makes no call at all
+    assert.deepEqual(calibrationOf([...calls(0.4, 3, 3), ...calls(0.9, 1, 1)], 0.7).recalibrated, { n: 0, right: null });
+  });
+
+  it("calibration - isotonic fit pools the values that break the order, by weight", () => {
+    assert.deepEqual(isotonicFit([{ value: 0, weight: 1 }, { value: 1, weight: 3 }, { value: 0, weight: 1 }, { value: 1, weight: 1 }]), [0, 0.75, 0.75, 1]);
+    assert.deepEqual(isotonicFit([]), []);
   });
 
   it("calibration - the reliability diagram has a point per filled bin, the diagonal and an escaped legend", () => {
