@@ -126,6 +126,20 @@ describe("gateway mcp - a small catalog is listed whole", () => {
     const get = await fetch(s.url, { headers: { authorization: `Bearer ${KEY}` } });
     assert.equal(get.status, 405);
   });
+
+  it("gateway mcp - the answers are JSON, so a client that accepts JSON alone is served (Swagger's Try it out, curl)", async () => {
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+    const post = (accept?: string) =>
+      fetch(s.url, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", ...(accept ? { accept } : {}) }, body: list });
+    for (const accept of ["application/json", "*/*", "application/*;q=0.5", undefined]) {
+      const answer = await post(accept);
+      assert.equal(answer.status, 200, `Accept: ${accept}`);
+      assert.match(answer.headers.get("content-type") ?? "", /^application\/json/);
+      assert.ok(((await answer.json()) as { result: { tools: unknown[] } }).result.tools.length > 0);
+    }
+    // one that takes no JSON still gets the transport's 406
+    for (const accept of ["text/html", "application/json;q=0, text/html"]) assert.equal((await post(accept)).status, 406, `Accept: ${accept}`);
+  });
 });
 
 describe("gateway mcp - a large catalog behind the meta-tools", () => {

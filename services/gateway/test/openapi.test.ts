@@ -102,8 +102,8 @@ describe("gateway openapi - request examples", () => {
           const res = await app.inject({
             method: method as "POST",
             url: urlOf(path, op),
-            // The MCP transport asks for both.
-            headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+            // as Swagger UI's "Try it out" sends them: JSON only, /mcp included
+            headers: { "content-type": "application/json", accept: "application/json" },
             payload: JSON.stringify(example),
           });
           assert.notEqual(res.statusCode, 400, `${method} ${path}: ${res.body}`);

@@ -10,7 +10,9 @@
  * caller's trace.
  */
 import { context, propagation } from "@opentelemetry/api";
+import type { IncomingMessage } from "node:http";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import Negotiator from "negotiator";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -61,7 +63,8 @@ const POST_SCHEMA = {
   description:
     "MCP over Streamable HTTP, stateless: `tools/list` shows the catalog (whole, or over a large one its core tools beside " +
     "`search_tools`, `call_tool` and `call`), and every `tools/call` is reviewed, held for approval when it writes, and traced. " +
-    "Send `Accept: application/json, text/event-stream`, as the transport asks.",
+    "Answers are JSON: a client that accepts `application/json` is served, though the transport asks for " +
+    "`Accept: application/json, text/event-stream`.",
   externalDocs: { description: "MCP Streamable HTTP transport", url: "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports" },
   tags: ["agent doors"],
   response: {
@@ -122,6 +125,7 @@ export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions, limits: Pick
       const instructions = initializing ? doorInstructions((await routable(deps, request.tenant)).length, options.listAllMaxTools) : undefined;
       const server = serverFor(deps, request.tenant, options, limits, links, retryLater, instructions);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      acceptJsonAnswers(request.raw);
       reply.hijack();
       reply.raw.on("close", () => {
         void transport.close();
@@ -138,6 +142,23 @@ export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions, limits: Pick
     app.delete("/mcp", { schema: { hide: true } }, notAllowed);
   };
 }
+
+/**
+ * This transport answers in JSON only (enableJsonResponse), yet the SDK refuses with 406 a request
+ * whose Accept lacks text/event-stream (modelcontextprotocol/typescript-sdk#1944): Swagger's "Try it
+ * out" asks for `application/json` alone, curl for anything. A request that accepts JSON (no Accept
+ * at all does) is passed on as accepting both; one that does not still gets the SDK's 406.
+ */
+function acceptJsonAnswers(raw: IncomingMessage): void {
+  if (new Negotiator(raw).mediaType([JSON_MEDIA]) === undefined) return;
+  const both = `${JSON_MEDIA}, ${EVENT_STREAM}`;
+  raw.headers.accept = both;
+  // the SDK's request adapter may read the raw pairs instead of `headers`
+  const pairs = raw.rawHeaders.flatMap((value, i) => (i % 2 === 0 ? [[value, raw.rawHeaders[i + 1]!] as const] : []));
+  raw.rawHeaders.splice(0, raw.rawHeaders.length, ...pairs.filter(([name]) => name.toLowerCase() !== "accept").flat(), "Accept", both);
+}
+const JSON_MEDIA = "application/json";
+const EVENT_STREAM = "text/event-stream";
 
 function jsonRpcError(code: number, message: string, id: string | number | null = null, data?: object) {
   return { jsonrpc: "2.0", id, error: { code, message, ...(data && { data }) } };
