@@ -19,7 +19,11 @@ describe("heap-snapshot", () => {
     let printed = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (printed += chunk));
     const untilPrinted = async (line: string) => {
-      while (!printed.includes(`${line}\n`)) await sleep(50);
+      const deadline = Date.now() + 60_000;
+      while (!printed.includes(`${line}\n`)) {
+        if (Date.now() > deadline) throw new Error(`the child did not print ${line}: ${JSON.stringify(printed)}`);
+        await sleep(50);
+      }
     };
     try {
       await untilPrinted("ready");
