@@ -10,9 +10,7 @@
  * caller's trace.
  */
 import { context, propagation } from "@opentelemetry/api";
-import type { IncomingMessage } from "node:http";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
-import Negotiator from "negotiator";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -32,6 +30,7 @@ import { GatewayError } from "../../shared/deps.js";
 import type { GatewayDeps } from "../../shared/deps.js";
 import type { ConsoleLinks } from "../../shared/console-links.js";
 import { documentedBody } from "../../shared/openapi.js";
+import { acceptJsonAnswers } from "./json-accept.js";
 import { callerOf, exposedTools, remember } from "./mcp-session.js";
 import { CALL_POOL, CALL_TOOL, doorInstructions, ExposedNames, mcpTool, metaTools, poolTool, SEARCH_TOOLS } from "./mcp-tools.js";
 
@@ -142,23 +141,6 @@ export function mcpDoor(deps: GatewayDeps, options: McpDoorOptions, limits: Pick
     app.delete("/mcp", { schema: { hide: true } }, notAllowed);
   };
 }
-
-/**
- * This transport answers in JSON only (enableJsonResponse), yet the SDK refuses with 406 a request
- * whose Accept lacks text/event-stream (modelcontextprotocol/typescript-sdk#1944): Swagger's "Try it
- * out" asks for `application/json` alone, curl for anything. A request that accepts JSON (no Accept
- * at all does) is passed on as accepting both; one that does not still gets the SDK's 406.
- */
-function acceptJsonAnswers(raw: IncomingMessage): void {
-  if (new Negotiator(raw).mediaType([JSON_MEDIA]) === undefined) return;
-  const both = `${JSON_MEDIA}, ${EVENT_STREAM}`;
-  raw.headers.accept = both;
-  // the SDK's request adapter may read the raw pairs instead of `headers`
-  const pairs = raw.rawHeaders.flatMap((value, i) => (i % 2 === 0 ? [[value, raw.rawHeaders[i + 1]!] as const] : []));
-  raw.rawHeaders.splice(0, raw.rawHeaders.length, ...pairs.filter(([name]) => name.toLowerCase() !== "accept").flat(), "Accept", both);
-}
-const JSON_MEDIA = "application/json";
-const EVENT_STREAM = "text/event-stream";
 
 function jsonRpcError(code: number, message: string, id: string | number | null = null, data?: object) {
   return { jsonrpc: "2.0", id, error: { code, message, ...(data && { data }) } };
