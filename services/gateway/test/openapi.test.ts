@@ -102,7 +102,7 @@ describe("gateway openapi - request examples", () => {
           const res = await app.inject({
             method: method as "POST",
             url: urlOf(path, op),
-            // as Swagger UI's "Try it out" sends them: JSON only, /mcp included
+            // as a JSON client asks, /mcp included (test/swagger-ui.test.ts presses Try it out itself)
             headers: { "content-type": "application/json", accept: "application/json" },
             payload: JSON.stringify(example),
           });

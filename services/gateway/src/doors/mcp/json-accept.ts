@@ -1,7 +1,7 @@
 /**
  * The MCP door's transport answers in JSON only (enableJsonResponse), yet the SDK refuses with 406
  * a request whose Accept lacks text/event-stream (modelcontextprotocol/typescript-sdk#1944):
- * Swagger's "Try it out" asks for `application/json` alone, curl for anything. A request that
+ * Swagger's "Try it out" and curl accept any media type, JSON-RPC clients `application/json`. A request that
  * accepts JSON (no Accept at all does) is passed on as accepting both; one that does not still
  * gets the SDK's 406.
  */
